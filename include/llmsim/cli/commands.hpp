@@ -1,0 +1,22 @@
+#pragma once
+// The subcommands of the llmsim executable, callable from tests. Each returns the process exit code;
+// bad input surfaces as ScenarioError (exit 2, printed by main).
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace llmsim::cli {
+
+struct RunOptions {
+  std::string scenario;
+  std::string out;                     ///< empty = results/<scenario name>/
+  std::vector<std::string> overrides;  ///< "json.path=value"
+  std::string log_level = "info";
+};
+
+int run_command(const RunOptions& o);
+int validate_command(const RunOptions& o);
+/// Lists presets (hardware, models, topologies) or registered strategies with their parameters.
+int list_command(const std::string& what, std::ostream& out);
+
+}  // namespace llmsim::cli

@@ -1,0 +1,19 @@
+#pragma once
+// Ring collectives (Patarasuk & Yuan 2009; NCCL's ring algorithm). For n ranks and a buffer of S bytes per
+// rank (nccl-tests' "size"), every rank sends to its successor:
+//   all-reduce      2(n-1)/n * S bytes in 2(n-1) steps
+//   reduce-scatter   (n-1)/n * S bytes in  (n-1) steps
+//   all-gather       (n-1)/n * S bytes in  (n-1) steps
+// Uncongested time = edge_bytes / B + steps * alpha, with B the per-direction link bandwidth and alpha the
+// per-step latency. busbw = algbw * 2(n-1)/n (all-reduce) or (n-1)/n (the others), algbw = S / time.
+namespace llmsim::collectives {
+
+enum class Kind { AllReduce, ReduceScatter, AllGather };
+const char* kind_name(Kind k);
+
+double ring_edge_bytes(Kind k, int n, double bytes);
+int ring_steps(Kind k, int n);
+/// Uncongested ring time [s]; 0 for n == 1.
+double ring_time(Kind k, int n, double bytes, double bandwidth, double alpha);
+
+}  // namespace llmsim::collectives

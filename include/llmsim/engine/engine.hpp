@@ -1,0 +1,25 @@
+#pragma once
+// Executes a Workload on the SimGrid platform of a cluster: one actor per worker (tp group) runs its ops;
+// compute blocks are sleeps of their modelled duration; sends, receives and collectives are SimGrid flows that
+// share links (max-min fairness of the chosen network model).
+//   Send      one flow per GPU of the group (GPU i to GPU i of the peer group), blocking until delivered;
+//             the peer's mailbox is eager (permanent receiver) so a send never waits for the receive call.
+//   Recv      waits for the tagged message; time before the sender posted it is idle (bubble), time after is
+//             pipeline communication.
+//   CollStart when the last member arrives, a driver actor runs the ring: each ring edge is one flow of
+//             ring_edge_bytes per GPU rail (aggregated over the ring's steps), then (steps-1) times the
+//             largest edge latency; collectives of one group run one after another (one NCCL stream).
+//   CollWait  blocks until that collective is done (exposed data-parallel communication).
+// SimGrid's engine is a process-wide singleton: run_workload may be called once per process.
+#include "llmsim/platform/cluster_platform.hpp"
+#include "llmsim/report/recorder.hpp"
+#include "llmsim/scenario/scenario.hpp"
+#include "llmsim/workload/program.hpp"
+
+namespace llmsim::engine {
+
+/// Builds the cluster platform, runs every worker's program and returns what was recorded.
+/// `traced[w]` selects the workers whose events are kept. Throws SimulationError on a deadlock.
+report::Recorder run_workload(const workload::Workload& w, const scenario::Scenario& s, std::vector<bool> traced);
+
+}  // namespace llmsim::engine

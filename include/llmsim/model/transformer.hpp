@@ -1,0 +1,67 @@
+#pragma once
+// Per-operator arithmetic of a dense decoder-only transformer layer on one tensor-parallel rank.
+// Shapes follow Megatron-LM (Shoeybi et al. 2019, Sec. 3; Narayanan et al. SC'21, Sec. 3.2 and eq. 3):
+//   T = b*s tokens of a micro-batch, h hidden, a heads (d = h/a), kv kv-heads, f FFN size, t = tp.
+// FLOPs count multiply-adds as 2. Bytes are HBM traffic in the training precision (2 bytes per element
+// for bf16/fp16) plus one byte per element for dropout masks.
+#include <string>
+#include <vector>
+
+#include "llmsim/scenario/scenario.hpp"
+
+namespace llmsim::model {
+
+/// What a kernel is, for the time breakdown.
+enum class Category { Gemm, Attention, Elementwise };
+const char* category_name(Category c);
+
+/// One kernel. A GEMM has m x k times k x n, repeated `batch` times; an element-wise kernel has flops = 0.
+struct Kernel {
+  std::string name;
+  Category category;
+  double flops = 0;        ///< [FLOP]
+  double bytes = 0;        ///< HBM traffic [bytes]
+  double m = 0, n = 0, k = 0, batch = 1;  ///< GEMM shape (0 for element-wise)
+  bool is_gemm() const { return m > 0; }
+};
+
+/// Shape of the work one tensor-parallel rank does for one micro-batch.
+struct LayerShape {
+  double b = 1, s = 1, h = 1, a = 1, kv = 1, f = 1, t = 1, vocab = 1;
+  bool swiglu = false;
+  bool sequence_parallel = false;
+  double bytes_per_element = 2;
+  static LayerShape from(const scenario::Scenario& sc);
+};
+
+/// Forward kernels of one transformer layer (attention block then MLP block), without the tp collectives.
+std::vector<Kernel> layer_forward(const LayerShape& x);
+/// Backward kernels of one layer: each GEMM becomes a data-gradient and a weight-gradient GEMM (2x FLOPs),
+/// each element-wise kernel reads its input and output gradient and writes one gradient (2x bytes).
+std::vector<Kernel> layer_backward(const LayerShape& x);
+/// The kernels recomputed before a layer's backward: all of layer_forward for "full", the attention core
+/// (scores, softmax, dropout, attention over V) for "selective" (Korthikanti et al. 2022, Sec. 4.2), none for "none".
+std::vector<Kernel> layer_recompute(const LayerShape& x, const std::string& recompute);
+/// Input embedding lookup (first stage), forward and backward.
+std::vector<Kernel> embedding_forward(const LayerShape& x);
+std::vector<Kernel> embedding_backward(const LayerShape& x);
+/// Final norm, logits GEMM (vocabulary split over tp) and cross-entropy (last stage), forward and backward.
+std::vector<Kernel> head_forward(const LayerShape& x);
+std::vector<Kernel> head_backward(const LayerShape& x);
+
+double total_flops(const std::vector<Kernel>& kernels);
+
+/// Bytes of one tp all-reduce of a layer's activations (b*s*h elements): two per layer forward
+/// (after attention and after the MLP), two per layer backward (Shoeybi et al. 2019, Fig. 4).
+double tp_activation_bytes(const LayerShape& x);
+
+/// Megatron-LM eq. 3: FLOPs of one iteration with full recomputation,
+/// 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)). B = global batch (sequences), l = layers.
+double megatron_eq3_flops(double B, double s, double l, double h, double V);
+
+/// Parameters of one transformer layer (weights and biases of QKV, projection, FFN and the two norms).
+double layer_params(const scenario::Model& m);
+/// Parameters of the input embedding (V*h) plus learned positions (max_seq_len*h) if any.
+double embedding_params(const scenario::Model& m);
+
+}  // namespace llmsim::model

@@ -1,0 +1,29 @@
+#pragma once
+// An output directory that appears whole or not at all: files are written into a sibling staging directory
+// that is renamed onto the final path by commit(); without commit() the staging directory is removed.
+#include <string>
+
+namespace llmsim::report {
+
+class OutputDir {
+ public:
+  explicit OutputDir(std::string final_dir);
+  ~OutputDir();
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  /// Path of `file` inside the staging directory.
+  std::string path(const std::string& file) const;
+  /// Replaces `final_dir` (if it exists) by the staged files.
+  void commit();
+  const std::string& final_dir() const { return final_; }
+
+ private:
+  std::string final_, staging_;
+  bool committed_ = false;
+};
+
+/// Writes `text` to `file`; throws std::runtime_error if it cannot.
+void write_text(const std::string& file, const std::string& text);
+
+}  // namespace llmsim::report

@@ -1,0 +1,15 @@
+#pragma once
+// One training simulation end to end: plan the workload, check memory, run the engine, write outputs
+// (summary.json, trace.json, scenario.resolved.json) into `out_dir` atomically. Returns the summary.
+// A scenario that does not fit in HBM is not simulated: its summary has "status": "oom" and the breakdown.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "llmsim/scenario/scenario.hpp"
+
+namespace llmsim::run {
+
+/// `out_dir` empty = write nothing.
+nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir);
+
+}  // namespace llmsim::run

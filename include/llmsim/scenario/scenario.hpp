@@ -1,0 +1,115 @@
+#pragma once
+// The typed, resolved scenario. Everything is in SI base units (s, bytes, FLOP, bytes/s, FLOP/s); the JSON
+// unit suffixes (_GBps, _Gbps, _us, _GiB, _TFLOPS) are converted once, in scenario/loader.cpp.
+// The engine and the models never see JSON.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace llmsim::scenario {
+
+/// Efficiency parameters of the compute model, calibrated once per hardware preset
+/// (see docs/calibration.md for the procedure and the data used).
+struct Calibration {
+  double matmul_efficiency = 0;   ///< fraction of peak reached by a large GEMM, 0..1
+  double matmul_half_dim = 0;     ///< GEMM dimension (elements) at which a dimension halves efficiency
+  double memory_efficiency = 0;   ///< fraction of HBM bandwidth reached by element-wise kernels, 0..1
+  double nvlink_efficiency = 0;   ///< fraction of NVLink bandwidth reached by NCCL intra-node collectives
+  double kernel_overhead = 0;     ///< fixed cost per kernel launch [s]
+  double network_efficiency = 0;  ///< fraction of NIC line rate reached by inter-node transfers, 0..1
+};
+
+struct Hardware {
+  std::string name;
+  std::map<std::string, double> peak_flops;  ///< dense tensor-core peak per precision [FLOP/s]
+  double memory_bytes = 0;                   ///< HBM capacity [bytes]
+  double memory_bandwidth = 0;               ///< HBM bandwidth [bytes/s]
+  double nvlink_bandwidth = 0;               ///< per GPU, per direction [bytes/s]
+  double nvlink_latency = 0;                 ///< one hop [s]
+  int gpus_per_node = 0;
+  int nics_per_node = 0;
+  double nic_bandwidth = 0;                  ///< per NIC, per direction [bytes/s]
+  Calibration calibration;
+};
+
+/// Two-level leaf/spine cluster of `nodes` nodes with `gpus_per_node` GPUs behind a non-blocking NVSwitch.
+struct Cluster {
+  std::string topology = "fat-tree";
+  int nodes = 0;
+  int gpus_per_node = 0;
+  int nics_per_node = 0;
+  double nic_bandwidth = 0;      ///< [bytes/s] per direction
+  double nic_latency = 0;        ///< NIC + cable, one way [s]
+  double switch_latency = 0;     ///< per switch traversal [s]
+  bool rail_optimized = true;
+  int leaf_radix = 0;            ///< ports per leaf switch (half down, half up at oversubscription 1)
+  double oversubscription = 1;   ///< leaf down:up bandwidth ratio (>= 1)
+  int total_gpus() const { return nodes * gpus_per_node; }
+};
+
+struct Model {
+  std::string name;
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0, vocab = 0, max_seq_len = 0;
+  std::string activation;  ///< "gelu" (2 FFN GEMMs) or "swiglu" (3 FFN GEMMs)
+  std::string norm;        ///< "layernorm" or "rmsnorm"
+  std::string position;    ///< "learned" or "rope"
+  bool tied_embeddings = true;
+  double params_b = 0;     ///< published size [billions], informative only
+  int head_dim() const { return hidden / heads; }
+};
+
+struct Parallelism {
+  int tp = 1, pp = 1, dp = 1, cp = 1;
+  bool sequence_parallel = false;
+};
+
+struct Training {
+  int global_batch = 0;          ///< sequences per iteration
+  int micro_batch = 1;           ///< sequences per micro-batch
+  int seq_len = 0;               ///< tokens per sequence
+  int iterations = 1;
+  std::string precision = "bf16";
+  std::string recompute = "none";  ///< none | selective | full
+  bool distributed_optimizer = false;  ///< ZeRO-1: optimizer states sharded over dp
+  bool overlap_grad_reduce = true;     ///< dp all-reduce of a bucket starts as soon as its gradients are final
+  double grad_bucket_bytes = 0;
+  bool scatter_gather_p2p = true;      ///< Megatron's scatter/gather of inter-stage activations over tp ranks
+  int micro_batches_per_pipeline(int dp) const { return global_batch / (micro_batch * dp); }
+};
+
+/// A strategy chosen by name with its parameters (already validated against the strategy's field table).
+struct StrategyChoice {
+  std::string name;
+  nlohmann::json params;
+};
+
+struct Strategies {
+  StrategyChoice pipeline_schedule;
+};
+
+struct Network {
+  std::string model = "CM02";  ///< SimGrid flow model
+};
+
+struct Output {
+  bool trace = true;
+  int trace_max_gpus = 64;  ///< trace tracks only for the first N GPUs (rank order)
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string kind = "training";
+  Hardware hardware;
+  Cluster cluster;
+  Model model;
+  Parallelism parallelism;
+  Training training;
+  Strategies strategies;
+  Network network;
+  Output output;
+  unsigned long long seed = 0;
+  nlohmann::json resolved;  ///< the scenario JSON with presets expanded and every default filled in
+};
+
+}  // namespace llmsim::scenario

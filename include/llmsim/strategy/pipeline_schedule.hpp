@@ -1,0 +1,52 @@
+#pragma once
+// Pipeline-schedule family (`strategies.pipeline_schedule`): the order in which one pipeline stage runs the
+// forward and backward passes of its micro-batches and model chunks. The training workload turns this order
+// into a Program (compute, send, recv); the schedule knows nothing about costs or the network.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "llmsim/strategy/registry.hpp"
+
+namespace llmsim::strategy {
+
+struct PipelineTask {
+  enum class Pass { Forward, Backward };
+  Pass pass;
+  int micro_batch;  ///< 0 .. m-1
+  int chunk;        ///< local model chunk on this stage, 0 .. chunks_per_stage()-1
+  bool operator==(const PipelineTask& o) const {
+    return pass == o.pass && micro_batch == o.micro_batch && chunk == o.chunk;
+  }
+};
+
+struct StageContext {
+  int pp = 1;              ///< pipeline stages
+  int stage = 0;           ///< this stage, 0 .. pp-1
+  int micro_batches = 1;   ///< m, per pipeline per iteration
+};
+
+class PipelineSchedule {
+ public:
+  virtual ~PipelineSchedule() = default;
+  /// Model chunks per stage (v): 1 for GPipe and 1F1B, the number of virtual stages when interleaved.
+  virtual int chunks_per_stage() const = 0;
+  /// The global model-chunk index (0 .. pp*v-1, input side first) held by `stage` as its local `chunk`.
+  /// Default: Megatron's interleaved placement, chunk c of stage s is model chunk c*pp + s.
+  virtual int model_chunk(int pp, int stage, int chunk) const { return chunk * pp + stage; }
+  /// Every forward and backward task of `ctx.stage`, in execution order; each (pass, micro-batch, chunk)
+  /// appears exactly once.
+  virtual std::vector<PipelineTask> stage_order(const StageContext& ctx) const = 0;
+};
+
+/// Largest number of (micro-batch, chunk) forward activation sets a stage holds at once under `order`
+/// (each forward adds one, each backward frees one) — the activation-memory multiplier of the schedule.
+int max_in_flight(const std::vector<PipelineTask>& order);
+
+using PipelineScheduleRegistry = Registry<PipelineSchedule>;
+
+/// Builds the schedule named in the scenario. Throws ScenarioError (path /strategies/pipeline_schedule/...)
+/// when its parameters do not fit the scenario.
+std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenario& s);
+
+}  // namespace llmsim::strategy

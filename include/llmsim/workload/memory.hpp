@@ -1,0 +1,27 @@
+#pragma once
+// Per-GPU training memory (bytes), a first model refined by the memory-model issue:
+//   weights    P * e                          (e = 2 bytes for bf16/fp16, 4 for fp32/tf32, 1 for fp8)
+//   gradients  P * g                          (g = 4: Megatron accumulates bf16 gradients in fp32; else e)
+//   optimizer  P * 12 / (dp if distributed)   (fp32 master weights, Adam m and v; Rajbhandari et al. 2020 Sec. 3.1)
+//   activations per layer and micro-batch, Korthikanti et al. 2022 Table 2:
+//     none:      s*b*h*(10 + 24/t + 5*a*s/(h*t))      with SP: s*b*h*(34/t + 5*a*s/(h*t))
+//     selective: s*b*h*(10 + 24/t)                    with SP: s*b*h*34/t
+//     full:      2*s*b*h (the layer input only)       with SP: 2*s*b*h/t
+//   times layers per chunk times the schedule's in-flight (micro-batch, chunk) sets; with full
+//   recomputation one layer's full activations are live while it is recomputed.
+#include "llmsim/scenario/scenario.hpp"
+
+namespace llmsim::workload {
+
+struct MemoryBreakdown {
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0;
+  double total() const { return weights + gradients + optimizer + activations; }
+};
+
+/// Activation bytes of one layer for one micro-batch on one tp rank (Korthikanti et al. 2022 Table 2).
+double layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute);
+
+MemoryBreakdown stage_memory(const scenario::Scenario& s, double params_per_gpu, int layers_per_chunk,
+                             int max_in_flight);
+
+}  // namespace llmsim::workload

@@ -1,0 +1,74 @@
+#pragma once
+// The seam between workloads and the engine (DESIGN: "The Program is the seam"): each worker runs an
+// ordered list of ops. A worker stands for one tensor-parallel group: its tp GPUs execute the same ops at the
+// same times (Megatron TP ranks are symmetric), so one actor drives all of them and every network transfer it
+// issues is replicated on each of the group's GPUs (one flow per GPU and NIC rail).
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llmsim/collectives/ring.hpp"
+
+namespace llmsim::workload {
+
+/// Where time goes, per GPU (summary.json "time_breakdown_s").
+enum class TimeCategory { Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, Optimizer, Idle, Count };
+constexpr int kTimeCategories = static_cast<int>(TimeCategory::Count);
+const char* time_category_name(TimeCategory c);
+using TimeBreakdown = std::array<double, kTimeCategories>;
+
+/// A compute block: a fixed duration made of categories (kernels and blocking in-node tp collectives).
+struct ComputeCost {
+  std::string name;     ///< e.g. "F chunk" / "B chunk" / "optimizer"
+  double duration = 0;  ///< [s]
+  TimeBreakdown by_category{};  ///< sums to duration
+  double flops = 0;     ///< executed FLOPs per GPU (hardware FLOPs)
+};
+
+/// A collective over a group of workers, issued on the communication stream (asynchronous).
+struct CollectiveSpec {
+  std::string name;
+  int group = 0;          ///< index into Workload::groups
+  collectives::Kind kind = collectives::Kind::AllReduce;
+  double bytes = 0;       ///< per GPU buffer size (nccl-tests "size") [bytes]
+  TimeCategory category = TimeCategory::DpComm;
+};
+
+enum class Pass : uint8_t { None, Forward, Backward };
+
+struct Op {
+  enum class Kind : uint8_t {
+    Compute,      ///< ref = ComputeCost index
+    Send,         ///< ref = peer worker; bytes per GPU; blocking until delivered
+    Recv,         ///< ref = peer worker; waits for the (pass, micro_batch, chunk) message
+    CollStart,    ///< ref = CollectiveSpec index; starts asynchronously
+    CollWait,     ///< ref = CollectiveSpec index; blocks until it is done
+    IterationEnd  ///< marks the end of an iteration on this worker
+  };
+  Kind kind;
+  Pass pass = Pass::None;
+  int32_t micro_batch = -1;
+  int32_t chunk = -1;        ///< global model chunk
+  int32_t ref = 0;
+  double bytes = 0;
+};
+
+struct Worker {
+  int node = 0;         ///< node hosting the tp group
+  int first_local = 0;  ///< first GPU of the group inside the node
+  int width = 1;        ///< GPUs in the group (tp)
+  int first_rank = 0;   ///< global rank of its first GPU
+  int stage = 0;        ///< pipeline stage (for reports)
+  std::vector<Op> ops;
+};
+
+struct Workload {
+  std::vector<Worker> workers;
+  std::vector<ComputeCost> costs;
+  std::vector<CollectiveSpec> collectives;
+  std::vector<std::vector<int>> groups;  ///< worker indices, ring order
+  int iterations = 1;
+};
+
+}  // namespace llmsim::workload

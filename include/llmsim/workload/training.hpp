@@ -1,0 +1,50 @@
+#pragma once
+// Megatron-style training workload (tp x pp x dp): turns a scenario, a compute model and a pipeline
+// schedule into one Program per tensor-parallel group (see program.hpp).
+//
+// Per layer and micro-batch: forward = layer_forward kernels + 2 tp all-reduces (or, with sequence
+// parallelism, 2 all-gathers + 2 reduce-scatters of the same total bytes); backward = recomputed kernels (+2
+// all-reduces when recomputing a full layer) + layer_backward kernels + 2 all-reduces. The embedding (first
+// model chunk) adds one tp all-reduce forward; the output layer (last chunk) one backward. tp collectives are
+// blocking and run inside a node over NVSwitch: ring formula with the calibrated NVLink bandwidth.
+// Pipeline: activations of b*s*h elements go between consecutive model chunks; with scatter/gather each tp
+// rank sends 1/tp of them and the receiver all-gathers over NVLink (Narayanan et al. SC'21 Sec. 4.1).
+// Data parallelism: gradients (fp32 for bf16 training, else the training precision) are all-reduced over dp in
+// buckets of grad_bucket_MB; with overlap_grad_reduce a chunk's buckets start right after its last backward,
+// else after the whole pipeline. distributed_optimizer (ZeRO-1) turns the all-reduce into a reduce-scatter
+// and adds an all-gather of the updated parameters after the optimizer step. With tied embeddings and pp > 1
+// the embedding gradient is all-reduced between the first and last stage.
+// Rank order is Megatron's: tp fastest, then dp, then pp.
+#include <memory>
+#include <vector>
+
+#include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/scenario/scenario.hpp"
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/workload/memory.hpp"
+#include "llmsim/workload/program.hpp"
+
+namespace llmsim::workload {
+
+struct StagePlan {
+  int stage = 0;
+  int layers = 0;          ///< transformer layers on this stage (all its chunks)
+  double params = 0;       ///< parameters per GPU
+  int max_in_flight = 0;   ///< (micro-batch, chunk) activation sets held at once
+  MemoryBreakdown memory;  ///< per GPU
+};
+
+struct TrainingPlan {
+  Workload workload;
+  std::vector<StagePlan> stages;
+  int micro_batches = 0;     ///< per pipeline per iteration
+  int virtual_stages = 1;
+  double model_flops = 0;    ///< per iteration, whole job: 3x forward FLOPs (no recomputation)
+  double hardware_flops = 0; ///< per iteration, whole job: FLOPs executed, recomputation included
+  double tokens = 0;         ///< per iteration
+};
+
+TrainingPlan build_training(const scenario::Scenario& s, const hardware::ComputeModel& cm,
+                            const strategy::PipelineSchedule& schedule);
+
+}  // namespace llmsim::workload

@@ -1,0 +1,53 @@
+#include "llmsim/cli/commands.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "llmsim/report/summary.hpp"
+#include "llmsim/run/training_run.hpp"
+#include "llmsim/scenario/loader.hpp"
+#include "llmsim/strategy/pipeline_schedule.hpp"
+
+namespace llmsim::cli {
+
+int run_command(const RunOptions& o) {
+  spdlog::set_level(spdlog::level::from_str(o.log_level));
+  const auto s = scenario::load_scenario(o.scenario, o.overrides);
+  const std::string out = o.out.empty() ? "results/" + s.name : o.out;
+  const auto summary = run::run_training(s, out);
+  std::cout << report::summary_table(summary) << "  outputs in " << out << "/\n";
+  return 0;
+}
+
+int validate_command(const RunOptions& o) {
+  const auto s = scenario::load_scenario(o.scenario, o.overrides);
+  std::cout << s.resolved.dump(2) << "\n";
+  std::cerr << "ok: " << s.name << " (" << s.cluster.total_gpus() << " GPUs, tp " << s.parallelism.tp << ", pp "
+            << s.parallelism.pp << ", dp " << s.parallelism.dp << ")\n";
+  return 0;
+}
+
+int list_command(const std::string& what, std::ostream& out) {
+  if (what == "strategies") {
+    out << "pipeline_schedule:\n";
+    for (const auto& [name, e] : strategy::PipelineScheduleRegistry::instance().entries()) {
+      out << "  " << name << " - " << e.description << "\n";
+      for (const auto& f : e.params)
+        out << "      " << f.key << ": " << scenario::describe_allowed(f)
+            << (f.default_value ? ", default " + f.default_value->dump() : "") << " - " << f.help << "\n";
+    }
+    return 0;
+  }
+  const std::string folder = what == "models" ? "models" : what;
+  for (const auto& name : scenario::list_presets(folder)) {
+    const auto j = scenario::load_preset(folder, name, "configs/" + folder);
+    std::string desc = j.value("description", "");
+    if (desc.size() > 90) desc = desc.substr(0, desc.find_first_of(".(", 0) == std::string::npos ? 90 : std::min<size_t>(90, desc.find_first_of(".(")));
+    out << "  " << name << " - " << desc << "\n";
+  }
+  if (what == "topologies") out << "topology kinds: fat-tree\n";
+  return 0;
+}
+
+}  // namespace llmsim::cli

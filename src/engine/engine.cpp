@@ -1,0 +1,233 @@
+#include "llmsim/engine/engine.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "llmsim/collectives/ring.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace llmsim::engine {
+
+using workload::Op;
+using workload::TimeCategory;
+
+namespace {
+
+/// Message tag of a pipeline transfer: (pass, micro-batch, chunk), non-zero so it can travel as a payload.
+uintptr_t tag_of(workload::Pass pass, int micro_batch, int chunk) {
+  return ((static_cast<uintptr_t>(micro_batch) << 20 | static_cast<uintptr_t>(chunk)) << 2 | static_cast<uintptr_t>(pass)) + 1;
+}
+
+struct CollectiveInstance {
+  int arrived = 0;
+  bool done = false;
+  sg4::MutexPtr mutex = sg4::Mutex::create();
+  sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+};
+
+class Runtime {
+ public:
+  Runtime(const workload::Workload& w, const platform::ClusterPlatform& p, report::Recorder& rec)
+      : w_(w), p_(p), rec_(rec), group_tail_(w.groups.size()) {
+    for (size_t i = 0; i < w.collectives.size() * w.iterations; ++i)
+      instances_.push_back(std::make_shared<CollectiveInstance>());
+    for (size_t i = 0; i < w.workers.size(); ++i) {
+      collective_starts_.emplace_back();
+      collective_waits_.emplace_back();
+    }
+  }
+
+  sg4::Host* host(int worker, int lane) const {
+    const auto& wk = w_.workers[worker];
+    return p_.gpu(wk.node, wk.first_local + lane);
+  }
+  sg4::Mailbox* mailbox(int src, int dst) const {
+    return sg4::Mailbox::by_name("p2p-" + std::to_string(src) + "-" + std::to_string(dst));
+  }
+
+  void run_worker(int id);
+  bool finished(int id) const { return finished_.count(id) > 0; }
+
+ private:
+  void send(int id, const Op& op);
+  void recv(int id, const Op& op, std::set<uintptr_t>& early);
+  std::shared_ptr<CollectiveInstance> instance(int spec, int index) const {
+    return instances_[static_cast<size_t>(spec) * w_.iterations + index];
+  }
+  void start_collective(int id, int spec);
+  void wait_collective(int id, int spec);
+  void drive_collective(int spec, std::shared_ptr<CollectiveInstance> inst, std::shared_ptr<CollectiveInstance> prev);
+
+  const workload::Workload& w_;
+  const platform::ClusterPlatform& p_;
+  report::Recorder& rec_;
+  /// One per collective and iteration, created before the simulation starts: creating SimGrid
+  /// synchronisation objects inside an actor yields to other actors.
+  std::vector<std::shared_ptr<CollectiveInstance>> instances_;
+  std::vector<std::shared_ptr<CollectiveInstance>> group_tail_;
+  std::vector<std::unordered_map<int, int>> collective_starts_, collective_waits_;
+  std::map<std::tuple<int, int, uintptr_t>, double> send_posted_;
+  std::set<int> finished_;
+};
+
+void Runtime::run_worker(int id) {
+  const auto& wk = w_.workers[id];
+  for (const auto& op : wk.ops) {
+    if (op.kind == Op::Kind::Recv) mailbox(op.ref, id)->set_receiver(sg4::Actor::self());
+  }
+  std::set<uintptr_t> early;
+  for (const auto& op : wk.ops) {
+    const double t0 = sg4::Engine::get_clock();
+    switch (op.kind) {
+      case Op::Kind::Compute: {
+        const auto& cost = w_.costs[op.ref];
+        if (cost.duration > 0) {
+          sg4::this_actor::sleep_for(cost.duration);
+          rec_.count_activity();
+        }
+        rec_.add_breakdown(id, cost.by_category);
+        auto cat = TimeCategory::Gemm;
+        for (int c = 0; c < workload::kTimeCategories; ++c)
+          if (cost.by_category[c] > cost.by_category[static_cast<int>(cat)]) cat = static_cast<TimeCategory>(c);
+        rec_.event({id, 0, cat, op.pass, op.micro_batch, op.chunk, op.ref, t0, sg4::Engine::get_clock()});
+        break;
+      }
+      case Op::Kind::Send: send(id, op); break;
+      case Op::Kind::Recv: recv(id, op, early); break;
+      case Op::Kind::CollStart: start_collective(id, op.ref); break;
+      case Op::Kind::CollWait: {
+        wait_collective(id, op.ref);
+        const double waited = sg4::Engine::get_clock() - t0;
+        rec_.add_time(id, w_.collectives[op.ref].category, waited);
+        if (waited > 0)
+          rec_.event({id, 0, w_.collectives[op.ref].category, op.pass, -1, -1, op.ref, t0, t0 + waited});
+        break;
+      }
+      case Op::Kind::IterationEnd: rec_.iteration_end(id, op.ref, t0); break;
+    }
+  }
+  finished_.insert(id);
+}
+
+void Runtime::send(int id, const Op& op) {
+  const double t0 = sg4::Engine::get_clock();
+  const uintptr_t tag = tag_of(op.pass, op.micro_batch, op.chunk);
+  send_posted_[{id, op.ref, tag}] = t0;
+  std::vector<sg4::CommPtr> comms;
+  comms.push_back(mailbox(id, op.ref)->put_async(reinterpret_cast<void*>(tag), static_cast<uint64_t>(op.bytes)));
+  for (int lane = 1; lane < w_.workers[id].width; ++lane)
+    comms.push_back(sg4::Comm::sendto_async(host(id, lane), host(op.ref, lane), static_cast<uint64_t>(op.bytes)));
+  sg4::Comm::wait_all(comms);
+  rec_.count_activity(static_cast<long long>(comms.size()));
+  const double t1 = sg4::Engine::get_clock();
+  rec_.add_time(id, TimeCategory::PpComm, t1 - t0);
+  rec_.event({id, 1, TimeCategory::PpComm, op.pass, op.micro_batch, op.chunk, op.ref, t0, t1});
+}
+
+void Runtime::recv(int id, const Op& op, std::set<uintptr_t>& early) {
+  const double t0 = sg4::Engine::get_clock();
+  const uintptr_t want = tag_of(op.pass, op.micro_batch, op.chunk);
+  if (!early.erase(want)) {
+    auto* mb = mailbox(op.ref, id);
+    while (true) {
+      const auto got = reinterpret_cast<uintptr_t>(mb->get<void>());
+      if (got == want) break;
+      early.insert(got);
+    }
+  }
+  const double t1 = sg4::Engine::get_clock();
+  auto it = send_posted_.find({op.ref, id, want});
+  const double posted = it == send_posted_.end() ? t0 : it->second;
+  if (it != send_posted_.end()) send_posted_.erase(it);
+  const double idle = std::clamp(posted - t0, 0.0, t1 - t0);
+  rec_.add_time(id, TimeCategory::PpComm, t1 - t0 - idle);
+  if (t1 > t0) rec_.event({id, 0, TimeCategory::PpComm, op.pass, op.micro_batch, op.chunk, op.ref, t0 + idle, t1});
+}
+
+void Runtime::start_collective(int id, int spec) {
+  const int index = collective_starts_[id][spec]++;
+  auto inst = instance(spec, index);
+  const auto& group = w_.groups[w_.collectives[spec].group];
+  if (++inst->arrived < static_cast<int>(group.size())) return;
+  auto prev = group_tail_[w_.collectives[spec].group];
+  group_tail_[w_.collectives[spec].group] = inst;
+  sg4::Actor::create("collective", host(group.front(), 0),
+                     [this, spec, inst, prev]() { drive_collective(spec, inst, prev); });
+}
+
+void Runtime::wait_collective(int id, int spec) {
+  const int index = collective_waits_[id][spec]++;
+  auto inst = instance(spec, index);
+  std::unique_lock<sg4::Mutex> lock(*inst->mutex);
+  while (!inst->done) inst->cv->wait(lock);
+}
+
+void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> inst,
+                               std::shared_ptr<CollectiveInstance> prev) {
+  if (prev) {
+    std::unique_lock<sg4::Mutex> lock(*prev->mutex);
+    while (!prev->done) prev->cv->wait(lock);
+  }
+  const auto& c = w_.collectives[spec];
+  const auto& group = w_.groups[c.group];
+  const int n = static_cast<int>(group.size());
+  const double t0 = sg4::Engine::get_clock();
+  const double edge = collectives::ring_edge_bytes(c.kind, n, c.bytes);
+  std::vector<sg4::CommPtr> comms;
+  double alpha = 0;
+  for (int lane = 0; lane < w_.workers[group.front()].width; ++lane)
+    for (int i = 0; i < n; ++i) {
+      sg4::Host* src = host(group[i], lane);
+      sg4::Host* dst = host(group[(i + 1) % n], lane);
+      std::vector<sg4::Link*> links;
+      double latency = 0;
+      src->route_to(dst, links, &latency);
+      alpha = std::max(alpha, latency);
+      comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(edge)));
+    }
+  sg4::Comm::wait_all(comms);
+  rec_.count_activity(static_cast<long long>(comms.size()));
+  const int steps = collectives::ring_steps(c.kind, n);
+  if (steps > 1) sg4::this_actor::sleep_for((steps - 1) * alpha);
+  const double t1 = sg4::Engine::get_clock();
+  for (int member : group) rec_.event({member, 1, c.category, workload::Pass::None, -1, -1, spec, t0, t1});
+  std::unique_lock<sg4::Mutex> lock(*inst->mutex);
+  inst->done = true;
+  inst->cv->notify_all();
+}
+
+}  // namespace
+
+report::Recorder run_workload(const workload::Workload& w, const scenario::Scenario& s, std::vector<bool> traced) {
+  int argc = 2;
+  char name[] = "llmsim";
+  char log_flag[] = "--log=root.thres:critical";
+  char* argv[] = {name, log_flag, nullptr};
+  sg4::Engine engine(&argc, argv);
+  sg4::Engine::set_config("network/model:" + s.network.model);
+  sg4::Engine::set_config("network/crosstraffic:0");
+  sg4::Engine::set_config("network/TCP-gamma:0");
+  const auto platform = platform::build_cluster_platform(s.cluster, s.hardware);
+
+  report::Recorder rec(static_cast<int>(w.workers.size()), w.iterations, std::move(traced));
+  Runtime rt(w, platform, rec);
+  for (size_t i = 0; i < w.workers.size(); ++i)
+    sg4::Actor::create("worker" + std::to_string(i), rt.host(static_cast<int>(i), 0),
+                       [&rt, i]() { rt.run_worker(static_cast<int>(i)); });
+  engine.run();
+  for (size_t i = 0; i < w.workers.size(); ++i)
+    if (!rt.finished(static_cast<int>(i)))
+      throw SimulationError("worker " + std::to_string(i) + " did not finish its program (deadlock in the workload)");
+  return rec;
+}
+
+}  // namespace llmsim::engine
+

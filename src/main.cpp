@@ -1,0 +1,60 @@
+// llmsim command-line front end: parses arguments (CLI11) and calls the library. Exit codes: 0 success,
+// 2 bad input (scenario or command line), 1 simulation failure.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "llmsim/cli/commands.hpp"
+#include "llmsim/util/error.hpp"
+
+int main(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_st("llmsim"));
+  spdlog::set_pattern("[%l] %v");
+  CLI::App app{"llmsim: discrete-event simulator of distributed LLM training and serving"};
+  app.set_version_flag("--version", std::string("llmsim ") + LLMSIM_VERSION);
+  app.require_subcommand(1);
+
+  llmsim::cli::RunOptions run_opts;
+  auto* run = app.add_subcommand("run", "simulate a scenario and write summary.json, trace.json, scenario.resolved.json");
+  run->add_option("scenario", run_opts.scenario, "scenario JSON file")->required();
+  run->add_option("--out", run_opts.out, "output directory (default results/<scenario name>/)");
+  run->add_option("--set", run_opts.overrides, "override a field: json.path=value (repeatable)");
+  run->add_option("--log-level", run_opts.log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+
+  llmsim::cli::RunOptions validate_opts;
+  auto* validate = app.add_subcommand("validate", "check a scenario and print it resolved, without simulating");
+  validate->add_option("scenario", validate_opts.scenario, "scenario JSON file")->required();
+  validate->add_option("--set", validate_opts.overrides, "override a field: json.path=value (repeatable)");
+
+  std::string what;
+  auto* list = app.add_subcommand("list", "list presets and registered strategies");
+  list->add_option("what", what, "hardware, models, topologies or strategies")
+      ->required()
+      ->check(CLI::IsMember({"hardware", "models", "topologies", "strategies"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    if (*run) return llmsim::cli::run_command(run_opts);
+    if (*validate) return llmsim::cli::validate_command(validate_opts);
+    return llmsim::cli::list_command(what, std::cout);
+  } catch (const llmsim::ScenarioError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const llmsim::SimulationError& e) {
+    std::cerr << "simulation error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

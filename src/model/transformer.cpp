@@ -1,0 +1,129 @@
+#include "llmsim/model/transformer.hpp"
+
+namespace llmsim::model {
+
+const char* category_name(Category c) {
+  switch (c) {
+    case Category::Gemm: return "gemm";
+    case Category::Attention: return "attention";
+    case Category::Elementwise: return "elementwise";
+  }
+  return "?";
+}
+
+LayerShape LayerShape::from(const scenario::Scenario& sc) {
+  LayerShape x;
+  x.b = sc.training.micro_batch;
+  x.s = sc.training.seq_len;
+  x.h = sc.model.hidden;
+  x.a = sc.model.heads;
+  x.kv = sc.model.kv_heads;
+  x.f = sc.model.ffn_hidden;
+  x.t = sc.parallelism.tp;
+  x.vocab = sc.model.vocab;
+  x.swiglu = sc.model.activation == "swiglu";
+  x.sequence_parallel = sc.parallelism.sequence_parallel;
+  const auto& p = sc.training.precision;
+  x.bytes_per_element = p == "fp32" || p == "tf32" ? 4 : (p == "fp8" ? 1 : 2);
+  return x;
+}
+
+namespace {
+Kernel gemm(const std::string& name, Category c, double batch, double m, double n, double k, double e) {
+  Kernel g{name, c, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n), m, n, k, batch};
+  return g;
+}
+Kernel elementwise(const std::string& name, Category c, double bytes) { return Kernel{name, c, 0, bytes}; }
+}  // namespace
+
+std::vector<Kernel> layer_forward(const LayerShape& x) {
+  const double T = x.b * x.s, d = x.h / x.a, e = x.bytes_per_element;
+  const double heads = x.a / x.t, kv_heads = x.kv >= x.t ? x.kv / x.t : 1;
+  const double sp = x.sequence_parallel ? x.t : 1;  // norms and dropouts run on T/t tokens with SP
+  const double ffn_in = x.swiglu ? 2 * x.f / x.t : x.f / x.t;
+  const double scores = x.b * heads * x.s * x.s;  // attention-matrix elements on this rank
+  return {
+      elementwise("input_norm", Category::Elementwise, 2 * e * T * x.h / sp),
+      gemm("qkv", Category::Gemm, 1, T, (heads + 2 * kv_heads) * d, x.h, e),
+      gemm("attn_scores", Category::Attention, x.b * heads, x.s, x.s, d, e),
+      elementwise("softmax", Category::Attention, 2 * e * scores),
+      elementwise("attn_dropout", Category::Attention, (2 * e + 1) * scores),
+      gemm("attn_over_v", Category::Attention, x.b * heads, x.s, d, x.s, e),
+      gemm("attn_proj", Category::Gemm, 1, T, x.h, heads * d, e),
+      elementwise("attn_dropout_add", Category::Elementwise, (3 * e + 1) * T * x.h / sp),
+      elementwise("mlp_norm", Category::Elementwise, 2 * e * T * x.h / sp),
+      gemm("ffn_up", Category::Gemm, 1, T, ffn_in, x.h, e),
+      elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (ffn_in + x.f / x.t) * e * T),
+      gemm("ffn_down", Category::Gemm, 1, T, x.h, x.f / x.t, e),
+      elementwise("mlp_dropout_add", Category::Elementwise, (3 * e + 1) * T * x.h / sp),
+  };
+}
+
+namespace {
+std::vector<Kernel> backward_of(std::vector<Kernel> forward) {
+  for (auto& k : forward) {
+    k.name += "_bwd";
+    k.flops *= 2;
+    k.bytes *= 2;
+  }
+  return forward;
+}
+}  // namespace
+
+std::vector<Kernel> layer_backward(const LayerShape& x) { return backward_of(layer_forward(x)); }
+
+std::vector<Kernel> layer_recompute(const LayerShape& x, const std::string& recompute) {
+  std::vector<Kernel> out;
+  if (recompute == "none") return out;
+  for (auto k : layer_forward(x)) {
+    if (recompute == "full" || k.category == Category::Attention) {
+      k.name += "_recompute";
+      out.push_back(k);
+    }
+  }
+  return out;
+}
+
+std::vector<Kernel> embedding_forward(const LayerShape& x) {
+  const double T = x.b * x.s, e = x.bytes_per_element;
+  return {elementwise("embedding", Category::Elementwise, 2 * e * T * x.h)};
+}
+std::vector<Kernel> embedding_backward(const LayerShape& x) { return backward_of(embedding_forward(x)); }
+
+std::vector<Kernel> head_forward(const LayerShape& x) {
+  const double T = x.b * x.s, e = x.bytes_per_element, v = x.vocab / x.t;
+  return {
+      elementwise("final_norm", Category::Elementwise, 2 * e * T * x.h),
+      gemm("logits", Category::Gemm, 1, T, v, x.h, e),
+      elementwise("cross_entropy", Category::Elementwise, 3 * 4 * T * v),
+  };
+}
+std::vector<Kernel> head_backward(const LayerShape& x) { return backward_of(head_forward(x)); }
+
+double total_flops(const std::vector<Kernel>& kernels) {
+  double f = 0;
+  for (const auto& k : kernels) f += k.flops;
+  return f;
+}
+
+double tp_activation_bytes(const LayerShape& x) { return x.b * x.s * x.h * x.bytes_per_element; }
+
+double megatron_eq3_flops(double B, double s, double l, double h, double V) {
+  return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+double layer_params(const scenario::Model& m) {
+  const double h = m.hidden, d = static_cast<double>(m.hidden) / m.heads, f = m.ffn_hidden;
+  const double qkv = h * (m.heads + 2.0 * m.kv_heads) * d;
+  const double ffn = (m.activation == "swiglu" ? 3 : 2) * h * f;
+  const bool biases = m.norm == "layernorm";  // GPT-style layers carry biases, Llama-style layers do not
+  const double bias = biases ? (m.heads + 2.0 * m.kv_heads) * d + h + f + h : 0;
+  const double norms = (biases ? 2 : 1) * 2 * h;
+  return qkv + h * h + ffn + bias + norms;
+}
+
+double embedding_params(const scenario::Model& m) {
+  return static_cast<double>(m.vocab) * m.hidden + (m.position == "learned" ? double(m.max_seq_len) * m.hidden : 0);
+}
+
+}  // namespace llmsim::model

@@ -1,0 +1,127 @@
+#include "llmsim/report/summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace llmsim::report {
+
+using nlohmann::json;
+using workload::TimeCategory;
+
+json training_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan, const Recorder* rec,
+                      double wall_time_s) {
+  const int gpus = s.cluster.total_gpus();
+  const double peak = s.hardware.peak_flops.at(s.training.precision);
+  json out;
+  out["scenario"] = s.name;
+  out["llmsim_version"] = LLMSIM_VERSION;
+  out["gpus"] = gpus;
+  out["hardware"] = s.hardware.name;
+  out["model"] = s.model.name;
+  out["parallelism"] = {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
+                        {"cp", s.parallelism.cp}, {"virtual_stages", plan.virtual_stages},
+                        {"micro_batches", plan.micro_batches},
+                        {"pipeline_schedule", s.strategies.pipeline_schedule.name}};
+
+  bool oom = false;
+  json peaks = json::array(), breakdown = json::array();
+  for (const auto& st : plan.stages) {
+    peaks.push_back(st.memory.total());
+    oom = oom || st.memory.total() > s.hardware.memory_bytes;
+    breakdown.push_back({{"stage", st.stage}, {"layers", st.layers}, {"params_per_gpu", st.params},
+                         {"max_in_flight", st.max_in_flight}, {"weights", st.memory.weights},
+                         {"gradients", st.memory.gradients}, {"optimizer", st.memory.optimizer},
+                         {"activations", st.memory.activations}, {"total", st.memory.total()}});
+  }
+  out["status"] = oom ? "oom" : "ok";
+  out["hbm_bytes"] = s.hardware.memory_bytes;
+  out["peak_memory_bytes"] = peaks;
+  out["memory_breakdown_bytes"] = breakdown;
+
+  if (rec) {
+    const auto& ends = rec->iteration_ends();
+    json per_iter = json::array();
+    double prev = 0, sum = 0;
+    for (double e : ends) {
+      per_iter.push_back(e - prev);
+      sum += e - prev;
+      prev = e;
+    }
+    const double it = sum / ends.size();
+    const auto& busy = rec->busy();
+    workload::TimeBreakdown mean{};
+    for (const auto& b : busy)
+      for (int c = 0; c < workload::kTimeCategories; ++c) mean[c] += b[c] / busy.size() / ends.size();
+    double busy_total = 0;
+    for (int c = 0; c < workload::kTimeCategories; ++c)
+      if (c != static_cast<int>(TimeCategory::Idle)) busy_total += mean[c];
+    mean[static_cast<int>(TimeCategory::Idle)] = std::max(0.0, it - busy_total);
+    json cats;
+    for (int c = 0; c < workload::kTimeCategories; ++c)
+      cats[workload::time_category_name(static_cast<TimeCategory>(c))] = mean[c];
+    const double model_tflops = plan.model_flops / (it * gpus) / 1e12;
+    const double hw_tflops = plan.hardware_flops / (it * gpus) / 1e12;
+    out["iteration_time_s"] = it;
+    out["iteration_times_s"] = per_iter;
+    out["tokens_per_s"] = plan.tokens / it;
+    out["model_tflops_per_gpu"] = model_tflops;
+    out["hardware_tflops_per_gpu"] = hw_tflops;
+    out["mfu"] = model_tflops * 1e12 / peak;
+    out["hfu"] = hw_tflops * 1e12 / peak;
+    out["pipeline_bubble_fraction"] = mean[static_cast<int>(TimeCategory::Idle)] / it;
+    out["exposed_comm_time_s"] = mean[static_cast<int>(TimeCategory::TpComm)] +
+                                 mean[static_cast<int>(TimeCategory::PpComm)] +
+                                 mean[static_cast<int>(TimeCategory::DpComm)];
+    out["time_breakdown_s"] = cats;
+    out["simulated_events"] = rec->activities();
+  }
+  out["wall_time_s"] = wall_time_s;
+  return out;
+}
+
+std::string summary_table(const json& s) {
+  std::ostringstream os;
+  char line[160];
+  auto row = [&](const char* label, const std::string& value) {
+    std::snprintf(line, sizeof line, "  %-28s %s\n", label, value.c_str());
+    os << line;
+  };
+  auto num = [](double v, const char* fmt) {
+    char b[64];
+    std::snprintf(b, sizeof b, fmt, v);
+    return std::string(b);
+  };
+  const auto& p = s["parallelism"];
+  os << "llmsim " << s["llmsim_version"].get<std::string>() << " - " << s["scenario"].get<std::string>() << "\n";
+  row("model / hardware", s["model"].get<std::string>() + " on " + std::to_string(s["gpus"].get<int>()) + " x " +
+                              s["hardware"].get<std::string>());
+  row("parallelism", "tp " + std::to_string(p["tp"].get<int>()) + ", pp " + std::to_string(p["pp"].get<int>()) +
+                         ", dp " + std::to_string(p["dp"].get<int>()) + ", " + p["pipeline_schedule"].get<std::string>() +
+                         " (v=" + std::to_string(p["virtual_stages"].get<int>()) + ", m=" +
+                         std::to_string(p["micro_batches"].get<int>()) + ")");
+  row("status", s["status"].get<std::string>());
+  if (s.contains("iteration_time_s")) {
+    row("iteration time", num(s["iteration_time_s"].get<double>(), "%.4f s"));
+    row("throughput", num(s["tokens_per_s"].get<double>(), "%.0f tokens/s"));
+    row("model TFLOP/s per GPU", num(s["model_tflops_per_gpu"].get<double>(), "%.1f") + "  (MFU " +
+                                     num(100 * s["mfu"].get<double>(), "%.1f%%") + ")");
+    row("hardware TFLOP/s per GPU", num(s["hardware_tflops_per_gpu"].get<double>(), "%.1f") + "  (HFU " +
+                                        num(100 * s["hfu"].get<double>(), "%.1f%%") + ")");
+    row("pipeline bubble", num(100 * s["pipeline_bubble_fraction"].get<double>(), "%.1f%%"));
+    row("exposed communication", num(s["exposed_comm_time_s"].get<double>(), "%.4f s"));
+    os << "  time per GPU per iteration:\n";
+    const double it = s["iteration_time_s"].get<double>();
+    for (const auto& [k, v] : s["time_breakdown_s"].items())
+      row(("    " + k).c_str(), num(v.get<double>(), "%.4f s") + num(100 * v.get<double>() / it, "  (%.1f%%)"));
+  }
+  double peak = 0;
+  for (const auto& v : s["peak_memory_bytes"]) peak = std::max(peak, v.get<double>());
+  row("peak memory (worst stage)", num(peak / 1073741824.0, "%.1f GiB") + " of " +
+                                       num(s["hbm_bytes"].get<double>() / 1073741824.0, "%.1f GiB"));
+  if (s.contains("simulated_events")) row("simulated events", std::to_string(s["simulated_events"].get<long long>()));
+  row("wall time", num(s["wall_time_s"].get<double>(), "%.2f s"));
+  return os.str();
+}
+
+}  // namespace llmsim::report

@@ -1,0 +1,55 @@
+#include "llmsim/run/training_run.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "llmsim/engine/engine.hpp"
+#include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/report/output_dir.hpp"
+#include "llmsim/report/summary.hpp"
+#include "llmsim/report/trace.hpp"
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/workload/training.hpp"
+
+namespace llmsim::run {
+
+nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const auto schedule = strategy::make_pipeline_schedule(s);
+  const auto plan = workload::build_training(s, cm, *schedule);
+  spdlog::info("{}: {} workers (tp groups), {} micro-batches per pipeline, v={}", s.name, plan.workload.workers.size(),
+               plan.micro_batches, plan.virtual_stages);
+
+  std::optional<report::OutputDir> out;
+  if (!out_dir.empty()) out.emplace(out_dir);
+
+  bool fits = true;
+  for (const auto& st : plan.stages) fits = fits && st.memory.total() <= s.hardware.memory_bytes;
+  std::optional<report::Recorder> rec;
+  if (fits) {
+    const int max_gpus = out && s.output.trace ? s.output.trace_max_gpus : 0;
+    rec.emplace(engine::run_workload(plan.workload, s, report::traced_workers(plan.workload, max_gpus)));
+    if (out && s.output.trace) {
+      std::ofstream trace(out->path("trace.json"));
+      report::write_trace(trace, plan.workload, *rec, max_gpus);
+    }
+  } else {
+    spdlog::warn("{}: does not fit in {:.1f} GiB of HBM; not simulated (status oom)", s.name,
+                 s.hardware.memory_bytes / 1073741824.0);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  auto summary = report::training_summary(s, plan, rec ? &*rec : nullptr, wall);
+  if (out) {
+    report::write_text(out->path("summary.json"), summary.dump(2) + "\n");
+    report::write_text(out->path("scenario.resolved.json"), s.resolved.dump(2) + "\n");
+    out->commit();
+  }
+  return summary;
+}
+
+}  // namespace llmsim::run

@@ -1,0 +1,183 @@
+#include "llmsim/scenario/loader.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "llmsim/scenario/sections.hpp"
+#include "llmsim/scenario/typed.hpp"
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::scenario {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string config_dir() {
+  if (const char* env = std::getenv("LLMSIM_CONFIG_DIR")) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (const fs::path& candidate : {exe.parent_path() / "configs", exe.parent_path().parent_path() / "configs"})
+      if (fs::is_directory(candidate / "hardware")) return candidate.string();
+  }
+  return LLMSIM_SOURCE_CONFIG_DIR;
+}
+
+std::vector<std::string> list_presets(const std::string& folder) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(config_dir()) / folder, ec))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+json read_json_file(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw ScenarioError(file, "cannot open the file (does it exist and is it readable?)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string what = e.what();
+    what = what.substr(what.find(": ") == std::string::npos ? 0 : what.find(": ") + 2);
+    throw ScenarioError(file, "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
+                                  ": " + what);
+  }
+}
+
+json load_preset(const std::string& folder, const std::string& name, const std::string& path) {
+  const fs::path file = fs::path(config_dir()) / folder / (name + ".json");
+  if (name.find('/') != std::string::npos || !fs::exists(file)) {
+    const auto names = list_presets(folder);
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    const std::string hint = closest_match(name, names);
+    throw ScenarioError(path, "unknown preset \"" + name + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
+                                  " (one of: " + all + ")");
+  }
+  return read_json_file(file.string());
+}
+
+void apply_override(json& scenario, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ScenarioError("--set " + assignment, "expected json.path=value, e.g. parallelism.tp=4");
+  const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  json value;
+  try {
+    value = json::parse(text);
+  } catch (const json::parse_error&) {
+    value = text;
+  }
+  json* node = &scenario;
+  std::string pointer;
+  std::stringstream parts(key);
+  std::string part;
+  std::vector<std::string> keys;
+  while (std::getline(parts, part, '.')) keys.push_back(part);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    pointer += "/" + keys[i];
+    if (keys[i].empty()) throw ScenarioError("--set " + assignment, "empty key in the path \"" + key + "\"");
+    if (node->is_string() && pointer.rfind('/') == 0) *node = json{{"preset", node->get<std::string>()}};
+    if (!node->is_object()) throw ScenarioError(pointer, "cannot set a field inside a non-object value");
+    node = &(*node)[keys[i]];
+  }
+  *node = value;
+}
+
+namespace {
+
+void expand_presets(json& raw) {
+  for (const auto& ps : preset_sections()) {
+    if (!raw.contains(ps.section)) continue;
+    json& sec = raw[ps.section];
+    const std::string path = std::string("/") + ps.section;
+    if (sec.is_string()) sec = json{{"preset", sec.get<std::string>()}};
+    if (!sec.is_object() || !sec.contains("preset")) continue;
+    if (!sec["preset"].is_string()) throw ScenarioError(path + "/preset", "expected a preset name (a string)");
+    json merged = load_preset(ps.folder, sec["preset"].get<std::string>(), path + "/preset");
+    json overrides = sec;
+    overrides.erase("preset");
+    merged.merge_patch(overrides);
+    sec = merged;
+  }
+}
+
+/// The strategies section: one object per family, {"name": ..., <the strategy's own parameters>}.
+Field strategy_family_field(json& raw) {
+  json& strategies = raw["strategies"];
+  if (!strategies.is_object()) throw ScenarioError("/strategies", "expected an object");
+  json& ps = strategies["pipeline_schedule"];
+  if (ps.is_null()) ps = json{{"name", "1f1b"}};
+  if (ps.is_string()) ps = json{{"name", ps.get<std::string>()}};
+  if (!ps.is_object()) throw ScenarioError("/strategies/pipeline_schedule", "expected an object with a \"name\"");
+  const auto& reg = strategy::PipelineScheduleRegistry::instance();
+  FieldList family = {Field::choice("name", reg.names(), "pipeline schedule").with_default("1f1b")};
+  json probe = json{{"name", ps.value("name", json("1f1b"))}};
+  apply_schema(probe, "/strategies/pipeline_schedule", family);
+  const auto* entry = reg.find(probe["name"].get<std::string>());
+  for (const auto& f : entry->params) family.push_back(f);
+  return Field::object("strategies", {Field::object("pipeline_schedule", family, "pipeline schedule")},
+                       "pluggable strategy modules");
+}
+
+FieldList scenario_fields(json& raw) {
+  FieldList fields = top_level_fields();
+  for (auto& f : fields) {
+    if (f.key == "hardware") f.children = hardware_fields();
+    if (f.key == "cluster") f.children = cluster_fields();
+    if (f.key == "model") f.children = model_fields();
+    if (f.key == "parallelism") f.children = parallelism_fields();
+    if (f.key == "training") f.children = training_fields();
+    if (f.key == "network") f.children = network_fields();
+    if (f.key == "output") f.children = output_fields();
+    if (f.key == "strategies") {
+      if (!raw.contains("strategies")) raw["strategies"] = json::object();
+      f = strategy_family_field(raw).with_default(json::object());
+    }
+  }
+  return fields;
+}
+
+}  // namespace
+
+Scenario resolve(json raw) {
+  if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
+  expand_presets(raw);
+  const FieldList fields = scenario_fields(raw);
+  apply_schema(raw, "", fields);
+  fill_derived_defaults(raw);
+  Scenario s = to_typed(raw);
+  check_cross_fields(s);
+  s.resolved = raw;
+  strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
+  return s;
+}
+
+Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides) {
+  json raw = read_json_file(file);
+  if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object, got something else in " + file);
+  for (const auto& o : overrides) apply_override(raw, o);
+  return resolve(std::move(raw));
+}
+
+}  // namespace llmsim::scenario

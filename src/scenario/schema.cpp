@@ -1,0 +1,214 @@
+#include "llmsim/scenario/schema.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::scenario {
+
+using nlohmann::json;
+
+namespace {
+Field make(std::string key, FieldType type, std::string unit, std::string help) {
+  Field f;
+  f.key = std::move(key);
+  f.type = type;
+  f.unit = std::move(unit);
+  f.help = std::move(help);
+  return f;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string format_number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+std::string type_name(const json& v) {
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+
+void check_range(const Field& f, double x, const std::string& path) {
+  bool low = f.min && (f.min_exclusive ? x <= *f.min : x < *f.min);
+  bool high = f.max && x > *f.max;
+  if (low || high || !std::isfinite(x))
+    throw ScenarioError(path, "value " + format_number(x) + " is out of range (" + describe_allowed(f) + ")");
+}
+
+void check_value(const Field& f, json& v, const std::string& path) {
+  auto wrong_type = [&]() {
+    throw ScenarioError(path, "expected " + describe_allowed(f) + ", got " + type_name(v));
+  };
+  if (f.allow_auto && v.is_string() && v.get<std::string>() == "auto") return;
+  switch (f.type) {
+    case FieldType::Integer:
+      if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) v = v.get<long long>();
+      if (!v.is_number_integer() && !v.is_number_unsigned()) wrong_type();
+      check_range(f, v.get<double>(), path);
+      break;
+    case FieldType::Number:
+      if (!v.is_number()) wrong_type();
+      check_range(f, v.get<double>(), path);
+      break;
+    case FieldType::Boolean:
+      if (!v.is_boolean()) wrong_type();
+      break;
+    case FieldType::String:
+      if (!v.is_string()) wrong_type();
+      break;
+    case FieldType::Enum: {
+      if (!v.is_string()) wrong_type();
+      const auto s = v.get<std::string>();
+      if (std::find(f.allowed.begin(), f.allowed.end(), s) == f.allowed.end()) {
+        std::string hint = closest_match(s, f.allowed);
+        throw ScenarioError(path, "unknown value \"" + s + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
+                                      " (one of: " + join(f.allowed) + ")");
+      }
+      break;
+    }
+    case FieldType::NumberMap: {
+      if (!v.is_object()) wrong_type();
+      for (auto& [k, x] : v.items()) {
+        const std::string sub = path + "/" + k;
+        if (std::find(f.allowed.begin(), f.allowed.end(), k) == f.allowed.end()) {
+          std::string hint = closest_match(k, f.allowed);
+          throw ScenarioError(sub, std::string("unknown key") + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
+                                       " (allowed keys: " + join(f.allowed) + ")");
+        }
+        if (!x.is_number() || x.get<double>() <= 0)
+          throw ScenarioError(sub, "expected a number > 0" + (f.unit.empty() ? "" : " in " + f.unit) + ", got " + type_name(x));
+      }
+      break;
+    }
+    case FieldType::Object:
+      if (!v.is_object()) wrong_type();
+      apply_schema(v, path, f.children);
+      break;
+  }
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+}  // namespace
+
+Field Field::integer(std::string key, std::string help) { return make(std::move(key), FieldType::Integer, "", std::move(help)); }
+Field Field::number(std::string key, std::string unit, std::string help) {
+  return make(std::move(key), FieldType::Number, std::move(unit), std::move(help));
+}
+Field Field::boolean(std::string key, std::string help) { return make(std::move(key), FieldType::Boolean, "", std::move(help)); }
+Field Field::string(std::string key, std::string help) { return make(std::move(key), FieldType::String, "", std::move(help)); }
+Field Field::choice(std::string key, std::vector<std::string> allowed, std::string help) {
+  Field f = make(std::move(key), FieldType::Enum, "", std::move(help));
+  f.allowed = std::move(allowed);
+  return f;
+}
+Field Field::number_map(std::string key, std::vector<std::string> keys, std::string unit, std::string help) {
+  Field f = make(std::move(key), FieldType::NumberMap, std::move(unit), std::move(help));
+  f.allowed = std::move(keys);
+  return f;
+}
+Field Field::object(std::string key, FieldList children, std::string help) {
+  Field f = make(std::move(key), FieldType::Object, "", std::move(help));
+  f.children = std::move(children);
+  return f;
+}
+Field& Field::with_default(json v) {
+  default_value = std::move(v);
+  return *this;
+}
+Field& Field::at_least(double v) {
+  min = v;
+  min_exclusive = false;
+  return *this;
+}
+Field& Field::above(double v) {
+  min = v;
+  min_exclusive = true;
+  return *this;
+}
+Field& Field::at_most(double v) {
+  max = v;
+  return *this;
+}
+Field& Field::or_auto() {
+  allow_auto = true;
+  return *this;
+}
+
+std::string describe_allowed(const Field& f) {
+  std::string s;
+  switch (f.type) {
+    case FieldType::Integer: s = "an integer"; break;
+    case FieldType::Number: s = "a number"; break;
+    case FieldType::Boolean: return "a boolean (true or false)";
+    case FieldType::String: return "a string";
+    case FieldType::Enum: return "one of: " + join(f.allowed);
+    case FieldType::NumberMap: return "an object of numbers" + (f.unit.empty() ? "" : " in " + f.unit) + " with keys from: " + join(f.allowed);
+    case FieldType::Object: return "an object";
+  }
+  if (f.min) s += (f.min_exclusive ? " > " : " >= ") + format_number(*f.min);
+  if (f.max) s += std::string(f.min ? " and" : "") + " <= " + format_number(*f.max);
+  if (!f.unit.empty()) s += " (" + f.unit + ")";
+  if (f.allow_auto) s += ", or \"auto\"";
+  return s;
+}
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+void apply_schema(json& obj, const std::string& path, const FieldList& fields) {
+  if (!obj.is_object()) throw ScenarioError(path.empty() ? "/" : path, "expected an object, got " + type_name(obj));
+  std::vector<std::string> keys;
+  for (const auto& f : fields) keys.push_back(f.key);
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (std::find(keys.begin(), keys.end(), it.key()) != keys.end()) continue;
+    std::string hint = closest_match(it.key(), keys);
+    throw ScenarioError(path + "/" + it.key(), std::string("unknown key") +
+                                                   (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
+                                                   " (allowed keys: " + join(keys) + ")");
+  }
+  for (const auto& f : fields) {
+    const std::string sub = path + "/" + f.key;
+    if (!obj.contains(f.key)) {
+      if (!f.default_value) throw ScenarioError(sub, "missing required field (" + describe_allowed(f) + ")");
+      obj[f.key] = *f.default_value;
+      if (f.type != FieldType::Object) continue;
+    }
+    check_value(f, obj[f.key], sub);
+  }
+}
+
+}  // namespace llmsim::scenario

@@ -1,0 +1,146 @@
+#include "llmsim/scenario/sections.hpp"
+
+namespace llmsim::scenario {
+
+namespace {
+const std::vector<std::string> kPrecisions = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
+
+Field text(const std::string& key, const std::string& help) { return Field::string(key, help).with_default(""); }
+
+FieldList calibration_fields() {
+  return {
+      Field::number("matmul_efficiency", "fraction", "fraction of peak FLOP/s a large GEMM reaches").above(0).at_most(1),
+      Field::number("matmul_half_dim", "elements", "GEMM dimension at which that dimension alone halves efficiency").at_least(0),
+      Field::number("memory_efficiency", "fraction", "fraction of HBM bandwidth element-wise kernels reach").above(0).at_most(1),
+      Field::number("nvlink_efficiency", "fraction", "fraction of NVLink bandwidth NCCL intra-node collectives reach").above(0).at_most(1),
+      Field::number("network_efficiency", "fraction", "fraction of NIC line rate inter-node transfers reach").above(0).at_most(1),
+      Field::number("kernel_overhead_us", "us", "fixed cost per kernel launch").at_least(0),
+      Field::string("source", "what the calibration was fitted to (docs/calibration.md)"),
+  };
+}
+}  // namespace
+
+FieldList top_level_fields() {
+  auto section = [](const std::string& key, const std::string& help) {
+    return Field::object(key, {}, help).with_default(nlohmann::json::object());
+  };
+  return {
+      Field::string("name", "scenario name; default output directory is results/<name>/"),
+      text("description", "free text"),
+      Field::choice("kind", {"training"}, "what is simulated").with_default("training"),
+      Field::integer("seed", "seed of the one random generator of the run").at_least(0).with_default(0),
+      Field::object("hardware", {}, "device preset name or object (configs/hardware/)"),
+      Field::object("cluster", {}, "cluster shape and network (configs/topologies/)"),
+      Field::object("model", {}, "model preset name or object (configs/models/)"),
+      section("parallelism", "tp, pp, dp, cp"),
+      Field::object("training", {}, "batch, sequence and optimizer settings"),
+      section("strategies", "pluggable strategy modules chosen by name"),
+      section("network", "SimGrid network model"),
+      section("output", "what is written besides summary.json"),
+  };
+}
+
+FieldList hardware_fields() {
+  return {
+      Field::string("name", "device name"),
+      text("description", "free text"),
+      Field::string("source", "datasheet(s) the numbers come from"),
+      text("notes", "caveats on the numbers"),
+      Field::number_map("peak_TFLOPS", kPrecisions, "TFLOP/s", "dense tensor-core peak per precision"),
+      Field::number("memory_GiB", "GiB", "HBM capacity").above(0),
+      Field::number("memory_bandwidth_GBps", "GB/s", "HBM bandwidth").above(0),
+      Field::number("nvlink_bandwidth_GBps", "GB/s", "NVLink bandwidth per GPU, per direction").above(0),
+      Field::number("nvlink_latency_us", "us", "one NVLink/NVSwitch hop").at_least(0),
+      Field::integer("gpus_per_node", "GPUs in the standard node for this device").at_least(1),
+      Field::integer("nics_per_node", "compute-fabric NICs in that node").at_least(1),
+      Field::number("nic_Gbps", "Gbit/s", "line rate of one NIC").above(0),
+      Field::object("calibration", calibration_fields(), "compute-model efficiencies, fitted once per device"),
+  };
+}
+
+FieldList cluster_fields() {
+  return {
+      text("name", "preset name"),
+      text("description", "free text"),
+      text("source", "where the numbers come from"),
+      Field::choice("topology", {"fat-tree"}, "network topology between nodes").with_default("fat-tree"),
+      Field::integer("nodes", "number of nodes").at_least(1),
+      Field::integer("gpus_per_node", "GPUs per node behind a non-blocking NVSwitch; auto = hardware.gpus_per_node")
+          .at_least(1).or_auto().with_default("auto"),
+      Field::integer("nics_per_node", "compute NICs per node; auto = hardware.nics_per_node").at_least(1).or_auto().with_default("auto"),
+      Field::number("nic_Gbps", "Gbit/s", "NIC line rate; auto = hardware.nic_Gbps").above(0).or_auto().with_default("auto"),
+      Field::number("nic_latency_us", "us", "NIC and cable, one way").at_least(0).with_default(1.0),
+      Field::number("switch_latency_us", "us", "one switch traversal").at_least(0).with_default(0.5),
+      Field::boolean("rail_optimized", "NIC i of every node in a leaf group goes to leaf switch i").with_default(true),
+      Field::integer("leaf_radix", "ports per leaf switch (half face the nodes)").at_least(2).with_default(40),
+      Field::number("oversubscription", "ratio", "leaf down:up bandwidth ratio").at_least(1).with_default(1.0),
+  };
+}
+
+FieldList model_fields() {
+  return {
+      Field::string("name", "model name"),
+      text("description", "free text"),
+      text("source", "paper or model card the shape comes from"),
+      Field::integer("layers", "transformer blocks").at_least(1),
+      Field::integer("hidden", "hidden size h").at_least(1),
+      Field::integer("heads", "attention heads a").at_least(1),
+      Field::integer("kv_heads", "key/value heads (grouped-query attention); auto = heads").at_least(1).or_auto().with_default("auto"),
+      Field::integer("ffn_hidden", "feed-forward inner size; auto = 4*hidden").at_least(1).or_auto().with_default("auto"),
+      Field::integer("vocab", "vocabulary size V").at_least(1),
+      Field::integer("max_seq_len", "longest trained sequence").at_least(1),
+      Field::choice("activation", {"gelu", "swiglu"}, "FFN activation (swiglu has three FFN GEMMs)").with_default("gelu"),
+      Field::choice("norm", {"layernorm", "rmsnorm"}, "normalisation").with_default("layernorm"),
+      Field::choice("position", {"learned", "rope"}, "position encoding").with_default("learned"),
+      Field::boolean("tied_embeddings", "input embedding shared with the output layer").with_default(true),
+      Field::number("params_B", "billions", "published parameter count (informative)").at_least(0).with_default(0),
+  };
+}
+
+FieldList parallelism_fields() {
+  return {
+      Field::integer("tp", "tensor-parallel size (Megatron TP)").at_least(1).with_default(1),
+      Field::integer("pp", "pipeline-parallel stages").at_least(1).with_default(1),
+      Field::integer("dp", "data-parallel replicas; auto = gpus/(tp*pp*cp)").at_least(1).or_auto().with_default("auto"),
+      Field::integer("cp", "context-parallel size (not modelled yet: only 1)").at_least(1).at_most(1).with_default(1),
+      Field::boolean("sequence_parallel", "Megatron sequence parallelism: tp all-reduces become reduce-scatter + all-gather")
+          .with_default(false),
+  };
+}
+
+FieldList training_fields() {
+  return {
+      Field::integer("global_batch", "sequences per iteration").at_least(1),
+      Field::integer("micro_batch", "sequences per micro-batch").at_least(1).with_default(1),
+      Field::integer("seq_len", "tokens per sequence; auto = model.max_seq_len").at_least(1).or_auto().with_default("auto"),
+      Field::integer("iterations", "training iterations simulated").at_least(1).at_most(1000).with_default(1),
+      Field::choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"}, "GEMM precision").with_default("bf16"),
+      Field::choice("recompute", {"none", "selective", "full"}, "activation recomputation (Korthikanti et al. 2022)")
+          .with_default("none"),
+      Field::boolean("distributed_optimizer", "ZeRO-1: optimizer states sharded over dp").with_default(false),
+      Field::boolean("overlap_grad_reduce", "start a gradient bucket's dp all-reduce when it is final").with_default(true),
+      Field::number("grad_bucket_MB", "MB", "gradient bucket size for the dp all-reduce").above(0).with_default(40.0),
+      Field::boolean("scatter_gather_p2p", "split inter-stage activations over tp ranks, re-gather over NVLink")
+          .with_default(true),
+  };
+}
+
+FieldList network_fields() {
+  return {Field::choice("model", {"CM02", "LV08"}, "SimGrid flow model (CM02: plain max-min; LV08: with TCP factors)")
+              .with_default("CM02")};
+}
+
+FieldList output_fields() {
+  return {
+      Field::boolean("trace", "write trace.json (Chrome trace-event format)").with_default(true),
+      Field::integer("trace_max_gpus", "GPUs with trace tracks (the first N ranks)").at_least(1).with_default(64),
+  };
+}
+
+const std::vector<PresetSection>& preset_sections() {
+  static const std::vector<PresetSection> kSections = {
+      {"hardware", "hardware"}, {"cluster", "topologies"}, {"model", "models"}};
+  return kSections;
+}
+
+}  // namespace llmsim::scenario

@@ -1,0 +1,164 @@
+#include "llmsim/scenario/typed.hpp"
+
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::scenario {
+
+using nlohmann::json;
+
+namespace {
+bool is_auto(const json& v) { return v.is_string() && v.get<std::string>() == "auto"; }
+
+void derive(json& section, const char* key, const json& value) {
+  if (is_auto(section[key])) section[key] = value;
+}
+
+std::string str(long long v) { return std::to_string(v); }
+}  // namespace
+
+void fill_derived_defaults(json& raw) {
+  const json& hw = raw["hardware"];
+  json& cl = raw["cluster"];
+  derive(cl, "gpus_per_node", hw["gpus_per_node"]);
+  derive(cl, "nics_per_node", hw["nics_per_node"]);
+  derive(cl, "nic_Gbps", hw["nic_Gbps"]);
+  json& m = raw["model"];
+  derive(m, "kv_heads", m["heads"]);
+  derive(m, "ffn_hidden", 4 * m["hidden"].get<long long>());
+  derive(raw["training"], "seq_len", m["max_seq_len"]);
+  json& par = raw["parallelism"];
+  if (is_auto(par["dp"])) {
+    const long long gpus = cl["nodes"].get<long long>() * cl["gpus_per_node"].get<long long>();
+    const long long model_parallel = par["tp"].get<long long>() * par["pp"].get<long long>() * par["cp"].get<long long>();
+    if (gpus % model_parallel != 0)
+      throw ScenarioError("/parallelism", "the " + str(gpus) + " GPUs do not divide by tp*pp*cp = " + str(model_parallel) +
+                                              " (dp = GPUs / (tp*pp*cp) must be an integer)");
+    par["dp"] = gpus / model_parallel;
+  }
+}
+
+Scenario to_typed(const json& raw) {
+  Scenario s;
+  s.name = raw["name"];
+  s.description = raw["description"];
+  s.kind = raw["kind"];
+  s.seed = raw["seed"];
+
+  const json& hw = raw["hardware"];
+  Hardware& h = s.hardware;
+  h.name = hw["name"];
+  for (const auto& [k, v] : hw["peak_TFLOPS"].items()) h.peak_flops[k] = v.get<double>() * 1e12;
+  h.memory_bytes = hw["memory_GiB"].get<double>() * 1073741824.0;
+  h.memory_bandwidth = hw["memory_bandwidth_GBps"].get<double>() * 1e9;
+  h.nvlink_bandwidth = hw["nvlink_bandwidth_GBps"].get<double>() * 1e9;
+  h.nvlink_latency = hw["nvlink_latency_us"].get<double>() * 1e-6;
+  h.gpus_per_node = hw["gpus_per_node"];
+  h.nics_per_node = hw["nics_per_node"];
+  h.nic_bandwidth = hw["nic_Gbps"].get<double>() * 1e9 / 8;
+  const json& cal = hw["calibration"];
+  h.calibration.matmul_efficiency = cal["matmul_efficiency"];
+  h.calibration.matmul_half_dim = cal["matmul_half_dim"];
+  h.calibration.memory_efficiency = cal["memory_efficiency"];
+  h.calibration.nvlink_efficiency = cal["nvlink_efficiency"];
+  h.calibration.network_efficiency = cal["network_efficiency"];
+  h.calibration.kernel_overhead = cal["kernel_overhead_us"].get<double>() * 1e-6;
+
+  const json& cl = raw["cluster"];
+  Cluster& c = s.cluster;
+  c.topology = cl["topology"];
+  c.nodes = cl["nodes"];
+  c.gpus_per_node = cl["gpus_per_node"];
+  c.nics_per_node = cl["nics_per_node"];
+  c.nic_bandwidth = cl["nic_Gbps"].get<double>() * 1e9 / 8;
+  c.nic_latency = cl["nic_latency_us"].get<double>() * 1e-6;
+  c.switch_latency = cl["switch_latency_us"].get<double>() * 1e-6;
+  c.rail_optimized = cl["rail_optimized"];
+  c.leaf_radix = cl["leaf_radix"];
+  c.oversubscription = cl["oversubscription"];
+
+  const json& m = raw["model"];
+  Model& md = s.model;
+  md.name = m["name"];
+  md.layers = m["layers"];
+  md.hidden = m["hidden"];
+  md.heads = m["heads"];
+  md.kv_heads = m["kv_heads"];
+  md.ffn_hidden = m["ffn_hidden"];
+  md.vocab = m["vocab"];
+  md.max_seq_len = m["max_seq_len"];
+  md.activation = m["activation"];
+  md.norm = m["norm"];
+  md.position = m["position"];
+  md.tied_embeddings = m["tied_embeddings"];
+  md.params_b = m["params_B"];
+
+  const json& p = raw["parallelism"];
+  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["sequence_parallel"]};
+
+  const json& t = raw["training"];
+  Training& tr = s.training;
+  tr.global_batch = t["global_batch"];
+  tr.micro_batch = t["micro_batch"];
+  tr.seq_len = t["seq_len"];
+  tr.iterations = t["iterations"];
+  tr.precision = t["precision"];
+  tr.recompute = t["recompute"];
+  tr.distributed_optimizer = t["distributed_optimizer"];
+  tr.overlap_grad_reduce = t["overlap_grad_reduce"];
+  tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
+  tr.scatter_gather_p2p = t["scatter_gather_p2p"];
+
+  json ps = raw["strategies"]["pipeline_schedule"];
+  s.strategies.pipeline_schedule.name = ps["name"];
+  ps.erase("name");
+  s.strategies.pipeline_schedule.params = ps;
+
+  s.network.model = raw["network"]["model"];
+  s.output.trace = raw["output"]["trace"];
+  s.output.trace_max_gpus = raw["output"]["trace_max_gpus"];
+  return s;
+}
+
+void check_cross_fields(const Scenario& s) {
+  const auto& p = s.parallelism;
+  const auto& m = s.model;
+  const auto& t = s.training;
+  const long long gpus = s.cluster.total_gpus();
+  const long long product = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;
+  if (product != gpus)
+    throw ScenarioError("/parallelism/dp", "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" +
+                                               str(p.cp) + " = " + str(product) + " but the cluster has " + str(gpus) +
+                                               " GPUs (" + str(s.cluster.nodes) + " nodes x " +
+                                               str(s.cluster.gpus_per_node) + "); they must be equal");
+  if (m.hidden % m.heads != 0)
+    throw ScenarioError("/model/heads", "hidden " + str(m.hidden) + " is not divisible by heads " + str(m.heads));
+  if (m.heads % m.kv_heads != 0)
+    throw ScenarioError("/model/kv_heads", "heads " + str(m.heads) + " is not divisible by kv_heads " + str(m.kv_heads));
+  if (m.heads % p.tp != 0)
+    throw ScenarioError("/parallelism/tp", "heads " + str(m.heads) + " are not divisible by tp " + str(p.tp));
+  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+    throw ScenarioError("/parallelism/tp", "kv_heads " + str(m.kv_heads) + " and tp " + str(p.tp) +
+                                               " must divide one another");
+  if (m.layers < p.pp)
+    throw ScenarioError("/parallelism/pp", "pp " + str(p.pp) + " exceeds the " + str(m.layers) + " layers");
+  if (p.tp > s.cluster.gpus_per_node)
+    throw ScenarioError("/parallelism/tp", "tp " + str(p.tp) + " spans more than one node (gpus_per_node = " +
+                                               str(s.cluster.gpus_per_node) + "); tp must be <= gpus_per_node");
+  if (s.cluster.gpus_per_node % p.tp != 0)
+    throw ScenarioError("/parallelism/tp", "tp " + str(p.tp) + " must divide gpus_per_node " +
+                                               str(s.cluster.gpus_per_node) + " so tp groups do not straddle nodes");
+  if (t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0)
+    throw ScenarioError("/training/global_batch", "global batch " + str(t.global_batch) +
+                                                      " is not divisible by micro_batch*dp = " + str(t.micro_batch) +
+                                                      "*" + str(p.dp));
+  if (t.seq_len > m.max_seq_len)
+    throw ScenarioError("/training/seq_len", "sequence length " + str(t.seq_len) + " exceeds the model's max_seq_len " +
+                                                 str(m.max_seq_len));
+  if (p.sequence_parallel && t.seq_len % p.tp != 0)
+    throw ScenarioError("/training/seq_len", "sequence parallelism needs seq_len divisible by tp");
+  if (!s.hardware.peak_flops.count(t.precision))
+    throw ScenarioError("/training/precision", "the " + s.hardware.name + " preset has no " + t.precision +
+                                                   " peak (hardware/peak_TFLOPS lists what it supports)");
+}
+
+}  // namespace llmsim::scenario

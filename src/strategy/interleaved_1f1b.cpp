@@ -1,0 +1,59 @@
+// Interleaved 1F1B (Narayanan et al., SC'21, Sec. 2.2.2, Fig. 4 bottom): each stage holds v model chunks
+// (chunk c of stage s is model chunk c*p+s). Micro-batches advance in groups of p through the chunks.
+// The order follows Megatron-LM's forward_backward_pipelining_with_interleaving: forward task k runs chunk
+// (k/p) mod v of micro-batch (k/(p*v))*p + k mod p; backward task k runs chunk v-1-((k/p) mod v); stage s runs
+// (p-s-1)*2 + (v-1)*p warm-up forwards (all of them when m == p). Requires m to be a multiple of p.
+// Bubble fraction (p-1)/(v*m+p-1) with equal stages.
+#include <algorithm>
+
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::strategy {
+namespace {
+
+class Interleaved1F1B final : public PipelineSchedule {
+ public:
+  explicit Interleaved1F1B(int v) : v_(v) {}
+  int chunks_per_stage() const override { return v_; }
+  std::vector<PipelineTask> stage_order(const StageContext& ctx) const override {
+    const int p = ctx.pp, m = ctx.micro_batches, total = m * v_;
+    auto task = [&](int k, PipelineTask::Pass pass) {
+      int chunk = (k / p) % v_;
+      if (pass == PipelineTask::Pass::Backward) chunk = v_ - 1 - chunk;
+      return PipelineTask{pass, (k / (p * v_)) * p + k % p, chunk};
+    };
+    const int warmup = m == p ? total : std::min(total, (p - ctx.stage - 1) * 2 + (v_ - 1) * p);
+    std::vector<PipelineTask> order;
+    for (int k = 0; k < warmup; ++k) order.push_back(task(k, PipelineTask::Pass::Forward));
+    for (int k = 0; k < total - warmup; ++k) {
+      order.push_back(task(k + warmup, PipelineTask::Pass::Forward));
+      order.push_back(task(k, PipelineTask::Pass::Backward));
+    }
+    for (int k = std::max(0, total - warmup); k < total; ++k) order.push_back(task(k, PipelineTask::Pass::Backward));
+    return order;
+  }
+
+ private:
+  int v_;
+};
+
+const scenario::FieldList kParams = {
+    scenario::Field::integer("virtual_stages", "model chunks per pipeline stage (v); layers must divide by pp*v")
+        .at_least(1)
+        .with_default(2)};
+
+LLMSIM_REGISTER(PipelineSchedule, "interleaved-1f1b",
+                "interleaved 1F1B with virtual stages (Narayanan et al. SC'21 Sec. 2.2.2)", kParams,
+                [](const nlohmann::json& params, const scenario::Scenario& s) -> std::unique_ptr<PipelineSchedule> {
+                  const int v = params.at("virtual_stages").get<int>();
+                  const int m = s.training.micro_batches_per_pipeline(s.parallelism.dp);
+                  if (s.parallelism.pp > 1 && m % s.parallelism.pp != 0)
+                    throw ScenarioError("/training/global_batch",
+                                        "interleaved-1f1b needs the micro-batches per pipeline (" + std::to_string(m) +
+                                            ") to be a multiple of pp (" + std::to_string(s.parallelism.pp) + ")");
+                  return std::make_unique<Interleaved1F1B>(v);
+                });
+
+}  // namespace
+}  // namespace llmsim::strategy

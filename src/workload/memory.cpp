@@ -1,0 +1,28 @@
+#include "llmsim/workload/memory.hpp"
+
+namespace llmsim::workload {
+
+double layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
+  const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden;
+  const double t = s.parallelism.tp, a = s.model.heads, h = s.model.hidden, seq = s.training.seq_len;
+  const bool sp = s.parallelism.sequence_parallel;
+  const double attention = 5 * a * seq / (h * t);
+  if (recompute == "full") return 2 * sbh / (sp ? t : 1);
+  const double base = sp ? 34 / t : 10 + 24 / t;
+  return sbh * (base + (recompute == "selective" ? 0 : attention));
+}
+
+MemoryBreakdown stage_memory(const scenario::Scenario& s, double params, int layers_per_chunk, int max_in_flight) {
+  const auto& prec = s.training.precision;
+  const double e = prec == "fp32" || prec == "tf32" ? 4 : (prec == "fp8" ? 1 : 2);
+  MemoryBreakdown m;
+  m.weights = params * e;
+  m.gradients = params * (prec == "bf16" ? 4 : e);
+  m.optimizer = params * 12 / (s.training.distributed_optimizer ? s.parallelism.dp : 1);
+  const auto& rc = s.training.recompute;
+  m.activations = layer_activation_bytes(s, rc) * layers_per_chunk * max_in_flight;
+  if (rc == "full") m.activations += layer_activation_bytes(s, "none");
+  return m;
+}
+
+}  // namespace llmsim::workload

@@ -1,0 +1,268 @@
+#include "llmsim/workload/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "llmsim/collectives/ring.hpp"
+#include "llmsim/model/transformer.hpp"
+
+namespace llmsim::workload {
+
+namespace {
+
+using collectives::Kind;
+using model::Kernel;
+
+/// Builds ComputeCosts: kernels by category plus blocking in-node tp collectives.
+class CostBuilder {
+ public:
+  CostBuilder(const scenario::Scenario& s, const hardware::ComputeModel& cm) : s_(s), cm_(cm) {}
+
+  void add_kernels(ComputeCost& c, const std::vector<Kernel>& kernels, double times = 1) const {
+    const auto by = cm_.times_by_category(kernels);
+    for (int i = 0; i < 3; ++i) c.by_category[i] += times * by[i];
+    c.flops += times * model::total_flops(kernels);
+  }
+  /// `count` tp all-reduces of `bytes` (or their SP equivalent: all-gather + reduce-scatter).
+  void add_tp_allreduces(ComputeCost& c, double count, double bytes) const {
+    const int t = s_.parallelism.tp;
+    const double bw = cm_.nvlink_bandwidth(), lat = cm_.nvlink_latency();
+    const double one = s_.parallelism.sequence_parallel
+                           ? collectives::ring_time(Kind::AllGather, t, bytes, bw, lat) +
+                                 collectives::ring_time(Kind::ReduceScatter, t, bytes, bw, lat)
+                           : collectives::ring_time(Kind::AllReduce, t, bytes, bw, lat);
+    c.by_category[static_cast<int>(TimeCategory::TpComm)] += count * one;
+  }
+  void add_tp_allgather(ComputeCost& c, double bytes) const {
+    c.by_category[static_cast<int>(TimeCategory::TpComm)] += collectives::ring_time(
+        Kind::AllGather, s_.parallelism.tp, bytes, cm_.nvlink_bandwidth(), cm_.nvlink_latency());
+  }
+  static void finish(ComputeCost& c) {
+    c.duration = 0;
+    for (double x : c.by_category) c.duration += x;
+  }
+
+ private:
+  const scenario::Scenario& s_;
+  const hardware::ComputeModel& cm_;
+};
+
+/// Parameters per GPU of global model chunk j (of `chunks`) holding `layers` layers.
+double chunk_params(const scenario::Scenario& s, int j, int chunks, int layers) {
+  const auto& m = s.model;
+  const double t = s.parallelism.tp;
+  double p = layers * model::layer_params(m) / t;
+  const double vocab_matrix = double(m.vocab) * m.hidden / t;
+  if (j == 0) p += model::embedding_params(m) - double(m.vocab) * m.hidden + vocab_matrix;
+  if (j == chunks - 1) {
+    p += 2.0 * m.hidden;  // final norm
+    if (!m.tied_embeddings || chunks > 1) p += vocab_matrix;  // output layer (a tied copy on another chunk)
+  }
+  return p;
+}
+
+}  // namespace
+
+const char* time_category_name(TimeCategory c) {
+  static const char* names[] = {"gemm", "attention", "elementwise", "tp_comm", "pp_comm", "dp_comm", "optimizer", "idle"};
+  return names[static_cast<int>(c)];
+}
+
+TrainingPlan build_training(const scenario::Scenario& s, const hardware::ComputeModel& cm,
+                            const strategy::PipelineSchedule& schedule) {
+  const auto& par = s.parallelism;
+  const auto& tr = s.training;
+  const int pp = par.pp, dp = par.dp, t = par.tp, v = schedule.chunks_per_stage();
+  const int chunks = pp * v, layers_per_chunk = s.model.layers / chunks;
+  const auto shape = model::LayerShape::from(s);
+  const double act_bytes = model::tp_activation_bytes(shape);
+  const std::string& rc = tr.recompute;
+
+  TrainingPlan plan;
+  plan.micro_batches = tr.micro_batches_per_pipeline(dp);
+  plan.virtual_stages = v;
+  plan.tokens = double(tr.global_batch) * tr.seq_len;
+  const int m = plan.micro_batches;
+  Workload& w = plan.workload;
+  w.iterations = tr.iterations;
+
+  // Compute costs of each global chunk's forward and backward block.
+  CostBuilder cb(s, cm);
+  std::vector<int> fwd_cost(chunks), bwd_cost(chunks);
+  const bool gathers = tr.scatter_gather_p2p && t > 1;
+  double fwd_flops_job = 0, hw_flops_job = 0;
+  for (int j = 0; j < chunks; ++j) {
+    ComputeCost f{"F", 0, {}, 0}, b{"B", 0, {}, 0};
+    cb.add_kernels(f, model::layer_forward(shape), layers_per_chunk);
+    cb.add_tp_allreduces(f, 2.0 * layers_per_chunk, act_bytes);
+    cb.add_kernels(b, model::layer_recompute(shape, rc), layers_per_chunk);
+    if (rc == "full") cb.add_tp_allreduces(b, 2.0 * layers_per_chunk, act_bytes);
+    cb.add_kernels(b, model::layer_backward(shape), layers_per_chunk);
+    cb.add_tp_allreduces(b, 2.0 * layers_per_chunk, act_bytes);
+    if (j == 0) {
+      cb.add_kernels(f, model::embedding_forward(shape));
+      cb.add_tp_allreduces(f, 1, act_bytes);
+      cb.add_kernels(b, model::embedding_backward(shape));
+    } else if (gathers) {
+      cb.add_tp_allgather(f, act_bytes);
+    }
+    if (j == chunks - 1) {
+      cb.add_kernels(f, model::head_forward(shape));
+      cb.add_kernels(b, model::head_backward(shape));
+      cb.add_tp_allreduces(b, 1, act_bytes);
+    } else if (gathers) {
+      cb.add_tp_allgather(b, act_bytes);
+    }
+    CostBuilder::finish(f);
+    CostBuilder::finish(b);
+    fwd_flops_job += f.flops;
+    hw_flops_job += f.flops + b.flops;
+    fwd_cost[j] = static_cast<int>(w.costs.size());
+    w.costs.push_back(f);
+    bwd_cost[j] = static_cast<int>(w.costs.size());
+    w.costs.push_back(b);
+  }
+  // Per micro-batch and tp rank -> whole job per iteration.
+  const double replicas = double(m) * dp * t;
+  plan.model_flops = 3 * fwd_flops_job * replicas;
+  plan.hardware_flops = hw_flops_job * replicas;
+
+  // Stage holding each global model chunk, from the schedule's placement.
+  std::vector<int> owner(chunks);
+  for (int stage = 0; stage < pp; ++stage)
+    for (int c = 0; c < v; ++c) owner[schedule.model_chunk(pp, stage, c)] = stage;
+  auto owner_stage = [&owner](int j) { return owner[j]; };
+
+  // Workers: one per (stage, dp replica), Megatron rank order tp -> dp -> pp.
+  auto worker_of = [&](int stage, int replica) { return stage * dp + replica; };
+  const int gpn = s.cluster.gpus_per_node;
+  for (int stage = 0; stage < pp; ++stage)
+    for (int r = 0; r < dp; ++r) {
+      Worker wk;
+      wk.first_rank = t * (r + dp * stage);
+      wk.node = wk.first_rank / gpn;
+      wk.first_local = wk.first_rank % gpn;
+      wk.width = t;
+      wk.stage = stage;
+      w.workers.push_back(wk);
+    }
+
+  // dp groups: one per stage. Tied-embedding groups: first and last stage of each replica.
+  const double grad_bytes_per_param = tr.precision == "bf16" ? 4 : shape.bytes_per_element;
+  std::vector<int> dp_group(pp);
+  for (int stage = 0; stage < pp; ++stage) {
+    std::vector<int> g;
+    for (int r = 0; r < dp; ++r) g.push_back(worker_of(stage, r));
+    dp_group[stage] = static_cast<int>(w.groups.size());
+    w.groups.push_back(g);
+  }
+
+  // Tied embeddings with pp > 1: the first and last stage of each replica all-reduce the embedding gradient
+  // after the pipeline (Megatron's _allreduce_embedding_grads).
+  std::vector<int> tied_spec(dp, -1);
+  if (s.model.tied_embeddings && pp > 1)
+    for (int r = 0; r < dp; ++r) {
+      tied_spec[r] = static_cast<int>(w.collectives.size());
+      w.collectives.push_back({"tied embedding grad", static_cast<int>(w.groups.size()), Kind::AllReduce,
+                               double(s.model.vocab) * s.model.hidden / t * grad_bytes_per_param, TimeCategory::PpComm});
+      w.groups.push_back({worker_of(0, r), worker_of(pp - 1, r)});
+    }
+
+  // Optimizer step cost per stage: Adam reads/writes fp32 master, m, v and gradients, writes the weights
+  // (about 16 + 12 + e bytes per parameter), over the dp shard with the distributed optimizer.
+  for (int stage = 0; stage < pp; ++stage) {
+    StagePlan sp;
+    sp.stage = stage;
+    sp.layers = layers_per_chunk * v;
+    std::vector<double> local_params(v);
+    for (int c = 0; c < v; ++c) {
+      local_params[c] = chunk_params(s, schedule.model_chunk(pp, stage, c), chunks, layers_per_chunk);
+      sp.params += local_params[c];
+    }
+    const auto order = schedule.stage_order({pp, stage, m});
+    sp.max_in_flight = strategy::max_in_flight(order);
+    sp.memory = stage_memory(s, sp.params, layers_per_chunk, sp.max_in_flight);
+    plan.stages.push_back(sp);
+
+    ComputeCost opt{"optimizer", 0, {}, 0};
+    const double shard = sp.params / (tr.distributed_optimizer ? dp : 1);
+    opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
+        cm.memory_time(shard * (28 + shape.bytes_per_element));
+    CostBuilder::finish(opt);
+    const int opt_cost = static_cast<int>(w.costs.size());
+    w.costs.push_back(opt);
+
+    // Gradient buckets per local chunk.
+    std::vector<std::vector<int>> buckets(v);
+    int ag_spec = -1;
+    if (dp > 1) {
+      for (int c = 0; c < v; ++c) {
+        const double bytes = local_params[c] * grad_bytes_per_param;
+        const int n = std::max(1, static_cast<int>(std::ceil(bytes / tr.grad_bucket_bytes)));
+        for (int k = 0; k < n; ++k) {
+          CollectiveSpec spec{"dp grad bucket", dp_group[stage],
+                              tr.distributed_optimizer ? Kind::ReduceScatter : Kind::AllReduce, bytes / n,
+                              TimeCategory::DpComm};
+          buckets[c].push_back(static_cast<int>(w.collectives.size()));
+          w.collectives.push_back(spec);
+        }
+      }
+      if (tr.distributed_optimizer) {
+        ag_spec = static_cast<int>(w.collectives.size());
+        w.collectives.push_back({"dp param all-gather", dp_group[stage], Kind::AllGather,
+                                 sp.params * shape.bytes_per_element, TimeCategory::DpComm});
+      }
+    }
+
+    for (int r = 0; r < dp; ++r) {
+      Worker& wk = w.workers[worker_of(stage, r)];
+      std::vector<int> started;
+      std::vector<int> last_backward(v, -1);
+      for (size_t i = 0; i < order.size(); ++i)
+        if (order[i].pass == strategy::PipelineTask::Pass::Backward) last_backward[order[i].chunk] = static_cast<int>(i);
+      for (int it = 0; it < tr.iterations; ++it) {
+        for (size_t i = 0; i < order.size(); ++i) {
+          const auto& task = order[i];
+          const int j = schedule.model_chunk(pp, stage, task.chunk);
+          const bool fwd = task.pass == strategy::PipelineTask::Pass::Forward;
+          const Pass pass = fwd ? Pass::Forward : Pass::Backward;
+          const int from = fwd ? j - 1 : j + 1;  // chunk whose output this task consumes
+          const int to = fwd ? j + 1 : j - 1;
+          const double p2p_bytes = gathers ? act_bytes / t : act_bytes;
+          if (from >= 0 && from < chunks && owner_stage(from) != stage)
+            wk.ops.push_back({Op::Kind::Recv, pass, task.micro_batch, j, worker_of(owner_stage(from), r), 0});
+          wk.ops.push_back({Op::Kind::Compute, pass, task.micro_batch, j, fwd ? fwd_cost[j] : bwd_cost[j], 0});
+          if (to >= 0 && to < chunks && owner_stage(to) != stage)
+            wk.ops.push_back({Op::Kind::Send, pass, task.micro_batch, to, worker_of(owner_stage(to), r), p2p_bytes});
+          if (!fwd && tr.overlap_grad_reduce && static_cast<int>(i) == last_backward[task.chunk])
+            for (int b : buckets[task.chunk]) {
+              wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
+              started.push_back(b);
+            }
+        }
+        if (!tr.overlap_grad_reduce)
+          for (const auto& list : buckets)
+            for (int b : list) {
+              wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
+              started.push_back(b);
+            }
+        for (int b : started) wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, b, 0});
+        started.clear();
+        if (tied_spec[r] >= 0 && (stage == 0 || stage == pp - 1)) {
+          wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, tied_spec[r], 0});
+          wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, tied_spec[r], 0});
+        }
+        wk.ops.push_back({Op::Kind::Compute, Pass::None, -1, -1, opt_cost, 0});
+        if (ag_spec >= 0) {
+          wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, ag_spec, 0});
+          wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, ag_spec, 0});
+        }
+        wk.ops.push_back({Op::Kind::IterationEnd, Pass::None, -1, -1, it, 0});
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace llmsim::workload
