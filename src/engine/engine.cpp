@@ -45,9 +45,9 @@ class Runtime {
     }
   }
 
-  sg4::Host* host(int worker, int lane) const {
+  sg4::Host* host(int worker) const {
     const auto& wk = w_.workers[worker];
-    return p_.gpu(wk.node, wk.first_local + lane);
+    return p_.host(wk.node, wk.first_local);
   }
   sg4::Mailbox* mailbox(int src, int dst) const {
     return sg4::Mailbox::by_name("p2p-" + std::to_string(src) + "-" + std::to_string(dst));
@@ -121,12 +121,9 @@ void Runtime::send(int id, const Op& op) {
   const double t0 = sg4::Engine::get_clock();
   const uintptr_t tag = tag_of(op.pass, op.micro_batch, op.chunk);
   send_posted_[{id, op.ref, tag}] = t0;
-  std::vector<sg4::CommPtr> comms;
-  comms.push_back(mailbox(id, op.ref)->put_async(reinterpret_cast<void*>(tag), static_cast<uint64_t>(op.bytes)));
-  for (int lane = 1; lane < w_.workers[id].width; ++lane)
-    comms.push_back(sg4::Comm::sendto_async(host(id, lane), host(op.ref, lane), static_cast<uint64_t>(op.bytes)));
-  sg4::Comm::wait_all(comms);
-  rec_.count_activity(static_cast<long long>(comms.size()));
+  const double bytes = op.bytes * w_.workers[id].width;  // all lanes of the group in one flow
+  mailbox(id, op.ref)->put(reinterpret_cast<void*>(tag), static_cast<uint64_t>(bytes));
+  rec_.count_activity();
   const double t1 = sg4::Engine::get_clock();
   rec_.add_time(id, TimeCategory::PpComm, t1 - t0);
   rec_.event({id, 1, TimeCategory::PpComm, op.pass, op.micro_batch, op.chunk, op.ref, t0, t1});
@@ -159,7 +156,7 @@ void Runtime::start_collective(int id, int spec) {
   if (++inst->arrived < static_cast<int>(group.size())) return;
   auto prev = group_tail_[w_.collectives[spec].group];
   group_tail_[w_.collectives[spec].group] = inst;
-  sg4::Actor::create("collective", host(group.front(), 0),
+  sg4::Actor::create("collective", host(group.front()),
                      [this, spec, inst, prev]() { drive_collective(spec, inst, prev); });
 }
 
@@ -181,18 +178,18 @@ void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> ins
   const int n = static_cast<int>(group.size());
   const double t0 = sg4::Engine::get_clock();
   const double edge = collectives::ring_edge_bytes(c.kind, n, c.bytes);
+  const double bytes = edge * w_.workers[group.front()].width;  // all lanes of the group in one flow
   std::vector<sg4::CommPtr> comms;
   double alpha = 0;
-  for (int lane = 0; lane < w_.workers[group.front()].width; ++lane)
-    for (int i = 0; i < n; ++i) {
-      sg4::Host* src = host(group[i], lane);
-      sg4::Host* dst = host(group[(i + 1) % n], lane);
-      std::vector<sg4::Link*> links;
-      double latency = 0;
-      src->route_to(dst, links, &latency);
-      alpha = std::max(alpha, latency);
-      comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(edge)));
-    }
+  for (int i = 0; i < n; ++i) {
+    sg4::Host* src = host(group[i]);
+    sg4::Host* dst = host(group[(i + 1) % n]);
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    src->route_to(dst, links, &latency);
+    alpha = std::max(alpha, latency);
+    comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(bytes)));
+  }
   sg4::Comm::wait_all(comms);
   rec_.count_activity(static_cast<long long>(comms.size()));
   const int steps = collectives::ring_steps(c.kind, n);
@@ -215,12 +212,12 @@ report::Recorder run_workload(const workload::Workload& w, const scenario::Scena
   sg4::Engine::set_config("network/model:" + s.network.model);
   sg4::Engine::set_config("network/crosstraffic:0");
   sg4::Engine::set_config("network/TCP-gamma:0");
-  const auto platform = platform::build_cluster_platform(s.cluster, s.hardware);
+  const auto platform = platform::build_cluster_platform(s.cluster, s.hardware, s.parallelism.tp);
 
   report::Recorder rec(static_cast<int>(w.workers.size()), w.iterations, std::move(traced));
   Runtime rt(w, platform, rec);
   for (size_t i = 0; i < w.workers.size(); ++i)
-    sg4::Actor::create("worker" + std::to_string(i), rt.host(static_cast<int>(i), 0),
+    sg4::Actor::create("worker" + std::to_string(i), rt.host(static_cast<int>(i)),
                        [&rt, i]() { rt.run_worker(static_cast<int>(i)); });
   engine.run();
   for (size_t i = 0; i < w.workers.size(); ++i)

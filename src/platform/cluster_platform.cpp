@@ -33,30 +33,32 @@ struct Zone {
 
 /// One node: GPUs behind an NVSwitch, NICs to the node gateway router.
 Zone build_node(sg4::NetZone* parent, int node, const scenario::Cluster& c, const scenario::Hardware& hw,
-                         ClusterPlatform& out) {
+                ClusterPlatform& out) {
   const std::string prefix = "node" + std::to_string(node);
   auto* zone = sg4::create_full_zone(prefix);
   zone->set_parent(parent);
   auto* gateway = zone->create_router(prefix + "-gw");
-  const double nvl_bw = hw.nvlink_bandwidth * hw.calibration.nvlink_efficiency;
-  const double nic_bw = c.nic_bandwidth * hw.calibration.network_efficiency;
+  const int w = out.lane_width, lanes = c.gpus_per_node / w;
+  const double nvl_bw = w * hw.nvlink_bandwidth * hw.calibration.nvlink_efficiency;
+  // NICs: with lanes >= nics a NIC is shared by lanes/nics hosts; otherwise each host owns nics/lanes NICs.
+  const int nic_links = std::min(lanes, c.nics_per_node);
+  const double nic_bw = double(c.nics_per_node) / nic_links * c.nic_bandwidth * hw.calibration.network_efficiency;
   std::vector<sg4::Host*> hosts;
   std::vector<sg4::Link*> nvl, nic;
-  for (int k = 0; k < c.nics_per_node; ++k)
+  for (int k = 0; k < nic_links; ++k)
     nic.push_back(duplex(zone, prefix + "-nic" + std::to_string(k), nic_bw, c.nic_latency));
-  for (int g = 0; g < c.gpus_per_node; ++g) {
-    auto* host = zone->create_host(prefix + "-gpu" + std::to_string(g), 1e12)->seal();
+  for (int g = 0; g < lanes; ++g) {
+    auto* host = zone->create_host(prefix + "-gpu" + std::to_string(g * w), 1e12)->seal();
     hosts.push_back(host);
-    out.gpus.push_back(host);
-    nvl.push_back(duplex(zone, prefix + "-nvl" + std::to_string(g), nvl_bw, hw.nvlink_latency / 2));
+    out.hosts.push_back(host);
+    nvl.push_back(duplex(zone, prefix + "-nvl" + std::to_string(g * w), nvl_bw, hw.nvlink_latency / 2));
   }
   using Dir = sg4::LinkInRoute::Direction;
-  for (int g = 0; g < c.gpus_per_node; ++g) {
-    for (int j = g + 1; j < c.gpus_per_node; ++j)
+  for (int g = 0; g < lanes; ++g) {
+    for (int j = g + 1; j < lanes; ++j)
       zone->add_route(hosts[g]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr,
                       {{nvl[g], Dir::UP}, {nvl[j], Dir::DOWN}}, true);
-    const int k = g * c.nics_per_node / c.gpus_per_node;
-    zone->add_route(hosts[g]->get_netpoint(), gateway, nullptr, nullptr, {{nic[k], Dir::UP}}, true);
+    zone->add_route(hosts[g]->get_netpoint(), gateway, nullptr, nullptr, {{nic[g * nic_links / lanes], Dir::UP}}, true);
   }
   zone->seal();
   return {zone, gateway};
@@ -64,8 +66,9 @@ Zone build_node(sg4::NetZone* parent, int node, const scenario::Cluster& c, cons
 
 }  // namespace
 
-ClusterPlatform build_cluster_platform(const scenario::Cluster& c, const scenario::Hardware& hw) {
+ClusterPlatform build_cluster_platform(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) {
   ClusterPlatform out;
+  out.lane_width = lane_width;
   out.nodes = c.nodes;
   out.gpus_per_node = c.gpus_per_node;
   out.nodes_per_group = nodes_per_leaf_group(c);

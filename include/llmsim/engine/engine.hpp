@@ -2,12 +2,13 @@
 // Executes a Workload on the SimGrid platform of a cluster: one actor per worker (tp group) runs its ops;
 // compute blocks are sleeps of their modelled duration; sends, receives and collectives are SimGrid flows that
 // share links (max-min fairness of the chosen network model).
-//   Send      one flow per GPU of the group (GPU i to GPU i of the peer group), blocking until delivered;
-//             the peer's mailbox is eager (permanent receiver) so a send never waits for the receive call.
+//   Send      one flow of width x per-GPU bytes between the groups' hosts (lane aggregation, see
+//             platform/cluster_platform.hpp), blocking until delivered; the peer's mailbox is eager (permanent
+//             receiver) so a send never waits for the receive call.
 //   Recv      waits for the tagged message; time before the sender posted it is idle (bubble), time after is
 //             pipeline communication.
 //   CollStart when the last member arrives, a driver actor runs the ring: each ring edge is one flow of
-//             ring_edge_bytes per GPU rail (aggregated over the ring's steps), then (steps-1) times the
+//             width x ring_edge_bytes (aggregated over the ring's steps), then (steps-1) times the
 //             largest edge latency; collectives of one group run one after another (one NCCL stream).
 //   CollWait  blocks until that collective is done (exposed data-parallel communication).
 // SimGrid's engine is a process-wide singleton: run_workload may be called once per process.

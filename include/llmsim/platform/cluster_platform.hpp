@@ -13,6 +13,12 @@
 //                      of (its NIC bandwidth / oversubscription) — ECMP over the real uplinks is aggregated,
 //                      which is exact for a flow-level model as long as flows hash evenly.
 // Inter-node NIC bandwidth is the line rate times calibration.network_efficiency.
+//
+// Lane aggregation: with lane_width w > 1 one host stands for w consecutive GPUs of a node (a tensor-parallel
+// group) and its NVLink and NIC links carry the sum of their bandwidths; a transfer of the group is one flow of
+// w times the per-GPU bytes. Under max-min sharing this equals w parallel per-GPU flows exactly when every flow
+// in the run is aggregated the same way (all workers have the same width), which holds for Megatron tp groups:
+// every lane moves the same bytes at the same time (docs/architecture.md, "Shortcuts").
 #include <string>
 #include <vector>
 
@@ -28,15 +34,21 @@ namespace llmsim::platform {
 struct ClusterPlatform {
   int nodes = 0;
   int gpus_per_node = 0;
+  int lane_width = 1;                        ///< GPUs per host
   int nodes_per_group = 0;                   ///< nodes under one leaf tier
-  std::vector<simgrid::s4u::Host*> gpus;     ///< index = global GPU rank = node * gpus_per_node + local
-  simgrid::s4u::Host* gpu(int node, int local) const { return gpus[node * gpus_per_node + local]; }
+  std::vector<simgrid::s4u::Host*> hosts;    ///< index = node * (gpus_per_node / lane_width) + local / lane_width
+  /// The host carrying GPU `local` of `node`.
+  simgrid::s4u::Host* host(int node, int local) const {
+    return hosts[node * (gpus_per_node / lane_width) + local / lane_width];
+  }
 };
 
 /// Nodes under one leaf tier (see above).
 int nodes_per_leaf_group(const scenario::Cluster& c);
 
 /// Creates the zones, hosts and links in the current SimGrid engine (which must exist and have no platform).
-ClusterPlatform build_cluster_platform(const scenario::Cluster& cluster, const scenario::Hardware& hw);
+/// `lane_width` must divide gpus_per_node.
+ClusterPlatform build_cluster_platform(const scenario::Cluster& cluster, const scenario::Hardware& hw,
+                                       int lane_width = 1);
 
 }  // namespace llmsim::platform

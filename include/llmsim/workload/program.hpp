@@ -1,8 +1,8 @@
 #pragma once
 // The seam between workloads and the engine (DESIGN: "The Program is the seam"): each worker runs an
 // ordered list of ops. A worker stands for one tensor-parallel group: its tp GPUs execute the same ops at the
-// same times (Megatron TP ranks are symmetric), so one actor drives all of them and every network transfer it
-// issues is replicated on each of the group's GPUs (one flow per GPU and NIC rail).
+// same times (Megatron TP ranks are symmetric), so one actor drives all of them; its network transfers are
+// given per GPU and carried by one aggregated flow (platform/cluster_platform.hpp, lane aggregation).
 #include <array>
 #include <cstdint>
 #include <string>
