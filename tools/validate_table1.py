@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Runs the Megatron-LM Table 1 scenarios and prints simulated vs published TFLOP/s per GPU.
 
 Usage: tools/validate_table1.py [--llmsim build/llmsim] [--out results/validation] [--set k=v ...] [--rows N,...]

@@ -1,5 +1,9 @@
 #include "llmsim/collectives/ring.hpp"
 
+#include <cstddef>
+
+using std::size_t;
+
 namespace llmsim::collectives {
 
 const char* kind_name(Kind k) {
@@ -24,6 +28,33 @@ int ring_steps(Kind k, int n) {
 
 double ring_time(Kind k, int n, double bytes, double bandwidth, double alpha) {
   return ring_edge_bytes(k, n, bytes) / bandwidth + ring_steps(k, n) * alpha;
+}
+
+std::vector<std::vector<int>> ring_channels(const std::vector<int>& node_of_member) {
+  const int n = static_cast<int>(node_of_member.size());
+  std::vector<std::vector<int>> per_node;  // consecutive runs of members on one node
+  for (int i = 0; i < n; ++i) {
+    if (i == 0 || node_of_member[i] != node_of_member[i - 1]) per_node.emplace_back();
+    per_node.back().push_back(i);
+  }
+  const size_t k = per_node.front().size();
+  bool regular = true;
+  for (const auto& run : per_node) regular = regular && run.size() == k;
+  for (size_t a = 0; regular && a < per_node.size(); ++a)
+    for (size_t b = a + 1; b < per_node.size(); ++b)
+      regular = regular && node_of_member[per_node[a][0]] != node_of_member[per_node[b][0]];
+  std::vector<std::vector<int>> channels;
+  if (!regular || k == 1 || per_node.size() == 1) {
+    channels.emplace_back();
+    for (int i = 0; i < n; ++i) channels.back().push_back(i);
+    return channels;
+  }
+  for (size_t c = 0; c < k; ++c) {
+    channels.emplace_back();
+    for (const auto& run : per_node)
+      for (size_t j = 1; j <= k; ++j) channels.back().push_back(run[(c + j) % k]);
+  }
+  return channels;
 }
 
 }  // namespace llmsim::collectives

@@ -178,18 +178,23 @@ void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> ins
   const int n = static_cast<int>(group.size());
   const double t0 = sg4::Engine::get_clock();
   const double edge = collectives::ring_edge_bytes(c.kind, n, c.bytes);
-  const double bytes = edge * w_.workers[group.front()].width;  // all lanes of the group in one flow
+  std::vector<int> node_of_member;
+  for (int member : group) node_of_member.push_back(w_.workers[member].node);
+  const auto channels = collectives::ring_channels(node_of_member);
+  // All lanes of a group in one flow; the channels share the data.
+  const double bytes = edge * w_.workers[group.front()].width / channels.size();
   std::vector<sg4::CommPtr> comms;
   double alpha = 0;
-  for (int i = 0; i < n; ++i) {
-    sg4::Host* src = host(group[i]);
-    sg4::Host* dst = host(group[(i + 1) % n]);
-    std::vector<sg4::Link*> links;
-    double latency = 0;
-    src->route_to(dst, links, &latency);
-    alpha = std::max(alpha, latency);
-    comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(bytes)));
-  }
+  for (const auto& ring : channels)
+    for (int i = 0; i < n; ++i) {
+      sg4::Host* src = host(group[ring[i]]);
+      sg4::Host* dst = host(group[ring[(i + 1) % n]]);
+      std::vector<sg4::Link*> links;
+      double latency = 0;
+      src->route_to(dst, links, &latency);
+      alpha = std::max(alpha, latency);
+      comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(bytes)));
+    }
   sg4::Comm::wait_all(comms);
   rec_.count_activity(static_cast<long long>(comms.size()));
   const int steps = collectives::ring_steps(c.kind, n);

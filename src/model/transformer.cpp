@@ -64,7 +64,7 @@ std::vector<Kernel> backward_of(std::vector<Kernel> forward) {
   for (auto& k : forward) {
     k.name += "_bwd";
     k.flops *= 2;
-    k.bytes *= 2;
+    k.bytes *= k.is_gemm() ? 2 : 1.5;
   }
   return forward;
 }

@@ -88,18 +88,17 @@ void apply_override(json& scenario, const std::string& assignment) {
   } catch (const json::parse_error&) {
     value = text;
   }
-  json* node = &scenario;
-  std::string pointer;
   std::stringstream parts(key);
-  std::string part;
-  std::vector<std::string> keys;
-  while (std::getline(parts, part, '.')) keys.push_back(part);
-  for (size_t i = 0; i < keys.size(); ++i) {
-    pointer += "/" + keys[i];
-    if (keys[i].empty()) throw ScenarioError("--set " + assignment, "empty key in the path \"" + key + "\"");
-    if (node->is_string() && pointer.rfind('/') == 0) *node = json{{"preset", node->get<std::string>()}};
-    if (!node->is_object()) throw ScenarioError(pointer, "cannot set a field inside a non-object value");
-    node = &(*node)[keys[i]];
+  std::string part, pointer;
+  json* node = &scenario;
+  for (int depth = 0; std::getline(parts, part, '.'); ++depth) {
+    if (part.empty()) throw ScenarioError("--set " + assignment, "empty key in the path \"" + key + "\"");
+    // A section given as a preset name becomes {"preset": name} so that its fields can be overridden.
+    if (depth == 1 && node->is_string()) *node = json{{"preset", node->get<std::string>()}};
+    if (!node->is_object() && !node->is_null())
+      throw ScenarioError(pointer.empty() ? "/" : pointer, "cannot set a field inside a non-object value");
+    pointer += "/" + part;
+    node = &(*node)[part];
   }
   *node = value;
 }

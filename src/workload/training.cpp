@@ -6,6 +6,7 @@
 
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/model/transformer.hpp"
+#include "llmsim/workload/pipeline_ops.hpp"
 
 namespace llmsim::workload {
 
@@ -128,11 +129,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   plan.model_flops = 3 * fwd_flops_job * replicas;
   plan.hardware_flops = hw_flops_job * replicas;
 
-  // Stage holding each global model chunk, from the schedule's placement.
-  std::vector<int> owner(chunks);
-  for (int stage = 0; stage < pp; ++stage)
-    for (int c = 0; c < v; ++c) owner[schedule.model_chunk(pp, stage, c)] = stage;
-  auto owner_stage = [&owner](int j) { return owner[j]; };
+  const std::vector<int> owner = chunk_owners(schedule, pp);
 
   // Workers: one per (stage, dp replica), Megatron rank order tp -> dp -> pp.
   auto worker_of = [&](int stage, int replica) { return stage * dp + replica; };
@@ -218,35 +215,20 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     for (int r = 0; r < dp; ++r) {
       Worker& wk = w.workers[worker_of(stage, r)];
       std::vector<int> started;
-      std::vector<int> last_backward(v, -1);
-      for (size_t i = 0; i < order.size(); ++i)
-        if (order[i].pass == strategy::PipelineTask::Pass::Backward) last_backward[order[i].chunk] = static_cast<int>(i);
+      auto start = [&](int b) {
+        wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
+        started.push_back(b);
+      };
+      PipelineWiring wiring{pp, owner, fwd_cost, bwd_cost, gathers ? act_bytes / t : act_bytes,
+                            [&](int st) { return worker_of(st, r); }};
       for (int it = 0; it < tr.iterations; ++it) {
-        for (size_t i = 0; i < order.size(); ++i) {
-          const auto& task = order[i];
-          const int j = schedule.model_chunk(pp, stage, task.chunk);
-          const bool fwd = task.pass == strategy::PipelineTask::Pass::Forward;
-          const Pass pass = fwd ? Pass::Forward : Pass::Backward;
-          const int from = fwd ? j - 1 : j + 1;  // chunk whose output this task consumes
-          const int to = fwd ? j + 1 : j - 1;
-          const double p2p_bytes = gathers ? act_bytes / t : act_bytes;
-          if (from >= 0 && from < chunks && owner_stage(from) != stage)
-            wk.ops.push_back({Op::Kind::Recv, pass, task.micro_batch, j, worker_of(owner_stage(from), r), 0});
-          wk.ops.push_back({Op::Kind::Compute, pass, task.micro_batch, j, fwd ? fwd_cost[j] : bwd_cost[j], 0});
-          if (to >= 0 && to < chunks && owner_stage(to) != stage)
-            wk.ops.push_back({Op::Kind::Send, pass, task.micro_batch, to, worker_of(owner_stage(to), r), p2p_bytes});
-          if (!fwd && tr.overlap_grad_reduce && static_cast<int>(i) == last_backward[task.chunk])
-            for (int b : buckets[task.chunk]) {
-              wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
-              started.push_back(b);
-            }
-        }
+        append_pipeline_ops(wk.ops, stage, order, schedule, wiring, [&](int c) {
+          if (tr.overlap_grad_reduce)
+            for (int b : buckets[c]) start(b);
+        });
         if (!tr.overlap_grad_reduce)
           for (const auto& list : buckets)
-            for (int b : list) {
-              wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
-              started.push_back(b);
-            }
+            for (int b : list) start(b);
         for (int b : started) wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, b, 0});
         started.clear();
         if (tied_spec[r] >= 0 && (stage == 0 || stage == pp - 1)) {

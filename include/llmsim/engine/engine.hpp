@@ -7,7 +7,8 @@
 //             receiver) so a send never waits for the receive call.
 //   Recv      waits for the tagged message; time before the sender posted it is idle (bubble), time after is
 //             pipeline communication.
-//   CollStart when the last member arrives, a driver actor runs the ring: each ring edge is one flow of
+//   CollStart when the last member arrives, a driver actor runs the ring channels (collectives::ring_channels,
+//             NCCL's one ring per NIC): each edge of each channel is one flow of its share of
 //             width x ring_edge_bytes (aggregated over the ring's steps), then (steps-1) times the
 //             largest edge latency; collectives of one group run one after another (one NCCL stream).
 //   CollWait  blocks until that collective is done (exposed data-parallel communication).

@@ -36,8 +36,9 @@ struct LayerShape {
 
 /// Forward kernels of one transformer layer (attention block then MLP block), without the tp collectives.
 std::vector<Kernel> layer_forward(const LayerShape& x);
-/// Backward kernels of one layer: each GEMM becomes a data-gradient and a weight-gradient GEMM (2x FLOPs),
-/// each element-wise kernel reads its input and output gradient and writes one gradient (2x bytes).
+/// Backward kernels of one layer: each GEMM becomes a data-gradient and a weight-gradient GEMM (2x FLOPs and
+/// bytes); an element-wise kernel that reads x and writes y forward reads x (or y) and dy and writes dx
+/// backward: 1.5x its forward bytes (exact for softmax, GeLU and norms; dropout and residual adds move less).
 std::vector<Kernel> layer_backward(const LayerShape& x);
 /// The kernels recomputed before a layer's backward: all of layer_forward for "full", the attention core
 /// (scores, softmax, dropout, attention over V) for "selective" (Korthikanti et al. 2022, Sec. 4.2), none for "none".

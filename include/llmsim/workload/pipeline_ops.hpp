@@ -1,0 +1,31 @@
+#pragma once
+// Expands a stage's pipeline order (strategy::PipelineSchedule) into ops for one pipeline replica:
+// for each task, Recv the input from the stage producing the previous chunk (forward) or the next chunk
+// (backward) when that stage is another one, Compute, then Send to the consumer.
+#include <functional>
+#include <vector>
+
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/workload/program.hpp"
+
+namespace llmsim::workload {
+
+struct PipelineWiring {
+  int pp = 1;
+  std::vector<int> owner;          ///< stage holding each global model chunk
+  std::vector<int> forward_cost;   ///< ComputeCost index per global chunk
+  std::vector<int> backward_cost;  ///< ComputeCost index per global chunk
+  double p2p_bytes = 0;            ///< per GPU per transfer
+  std::function<int(int stage)> worker;  ///< worker of a stage in this replica
+};
+
+/// Stage -> chunk owner table of `schedule` for pp stages.
+std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp);
+
+/// Appends the ops of `order` for `stage`. `on_chunk_done(local_chunk)` is called right after the last
+/// backward of each local chunk (its gradients are final), so the caller can append gradient collectives.
+void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
+                         const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
+                         const std::function<void(int local_chunk)>& on_chunk_done = {});
+
+}  // namespace llmsim::workload

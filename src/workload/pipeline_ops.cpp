@@ -1,0 +1,36 @@
+#include "llmsim/workload/pipeline_ops.hpp"
+
+namespace llmsim::workload {
+
+std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp) {
+  const int v = schedule.chunks_per_stage();
+  std::vector<int> owner(pp * v);
+  for (int stage = 0; stage < pp; ++stage)
+    for (int c = 0; c < v; ++c) owner[schedule.model_chunk(pp, stage, c)] = stage;
+  return owner;
+}
+
+void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
+                         const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
+                         const std::function<void(int local_chunk)>& on_chunk_done) {
+  const int chunks = static_cast<int>(wiring.owner.size());
+  std::vector<size_t> last_backward(schedule.chunks_per_stage(), order.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i].pass == strategy::PipelineTask::Pass::Backward) last_backward[order[i].chunk] = i;
+  auto remote = [&](int j) { return j >= 0 && j < chunks && wiring.owner[j] != stage; };
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& task = order[i];
+    const int j = schedule.model_chunk(wiring.pp, stage, task.chunk);
+    const bool fwd = task.pass == strategy::PipelineTask::Pass::Forward;
+    const Pass pass = fwd ? Pass::Forward : Pass::Backward;
+    const int from = fwd ? j - 1 : j + 1;  // chunk whose output this task consumes
+    const int to = fwd ? j + 1 : j - 1;    // chunk that consumes this task's output
+    if (remote(from)) ops.push_back({Op::Kind::Recv, pass, task.micro_batch, j, wiring.worker(wiring.owner[from]), 0});
+    ops.push_back({Op::Kind::Compute, pass, task.micro_batch, j, fwd ? wiring.forward_cost[j] : wiring.backward_cost[j], 0});
+    if (remote(to))
+      ops.push_back({Op::Kind::Send, pass, task.micro_batch, to, wiring.worker(wiring.owner[to]), wiring.p2p_bytes});
+    if (!fwd && i == last_backward[task.chunk] && on_chunk_done) on_chunk_done(task.chunk);
+  }
+}
+
+}  // namespace llmsim::workload

@@ -1,0 +1,303 @@
+// End-to-end tests of the llmsim executable: exit codes, one-line error messages naming the JSON path or the
+// file, no half-written output directory on bad input, the files a run writes, determinism, and the
+// version/list/validate subcommands. Each test runs the binary from a fresh temporary directory.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Result {
+  int code = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string source(const std::string& relative) { return std::string(LLMSIM_TEST_SOURCE_DIR) + "/" + relative; }
+
+json default_json() { return json::parse(read_file(source("scenarios/default.json"))); }
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> v;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) v.push_back(l);
+  return v;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/llmsim-cli-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    fs::create_directories(dir_ / ".capture");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  /// Runs `llmsim <args>` with the temporary directory as working directory.
+  Result run(const std::string& args) {
+    const fs::path out = dir_ / ".capture" / "stdout", err = dir_ / ".capture" / "stderr";
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + std::string(LLMSIM_BINARY) + "' " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() + "' </dev/null";
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  /// Writes `j` (or raw text) to a file in the temporary directory; returns its absolute path.
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  std::string write(const std::string& name, const json& j) { return write(name, j.dump(2)); }
+
+  /// No "<out>.partial-*" (or ".old-*") sibling left next to the output directory.
+  void expect_no_staging_leftovers() {
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      const std::string name = e.path().filename().string();
+      EXPECT_EQ(name.find(".partial-"), std::string::npos) << "left behind: " << e.path();
+      EXPECT_EQ(name.find(".old-"), std::string::npos) << "left behind: " << e.path();
+    }
+  }
+
+  /// Bad input: exit 2, exactly one stderr line "error: <prefix>...", nothing on stdout's output dir.
+  void expect_input_error(const Result& r, const std::string& prefix) {
+    EXPECT_EQ(r.code, 2) << "stderr: " << r.err;
+    const auto l = lines(r.err);
+    ASSERT_EQ(l.size(), 1u) << "stderr is not one line:\n" << r.err;
+    EXPECT_EQ(l[0].rfind("error: " + prefix, 0), 0u) << "stderr: " << r.err;
+    EXPECT_FALSE(r.err.empty() || r.err.back() != '\n') << "stderr does not end with a newline: " << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << "the --out directory was created";
+    expect_no_staging_leftovers();
+  }
+
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------- bad input
+
+TEST_F(Cli, MissingScenarioFile) {
+  const auto r = run("run missing.json --out out");
+  expect_input_error(r, "missing.json:");
+}
+
+TEST_F(Cli, MalformedJson) {
+  const std::string file = write("bad.json", std::string(R"({"name": "x",)"));
+  const auto r = run("run '" + file + "' --out out");
+  expect_input_error(r, file + ":");
+  EXPECT_NE(r.err.find("malformed JSON at line 1"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, UnknownKey) {
+  json j = default_json();
+  j["parallelism"]["tpp"] = 2;
+  const auto r = run("run '" + write("s.json", j) + "' --out out");
+  expect_input_error(r, "/parallelism/tpp:");
+  EXPECT_NE(r.err.find("did you mean \"tp\""), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, WrongType) {
+  json j = default_json();
+  j["parallelism"]["tp"] = "four";
+  const auto r = run("run '" + write("s.json", j) + "' --out out");
+  expect_input_error(r, "/parallelism/tp:");
+}
+
+TEST_F(Cli, ParallelismProductMismatch) {
+  json j = default_json();
+  j["parallelism"]["dp"] = 2;  // 2*2*2 != 16 GPUs
+  const auto r = run("run '" + write("s.json", j) + "' --out out");
+  expect_input_error(r, "/parallelism/dp:");
+}
+
+TEST_F(Cli, BadOverrideValue) {
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set parallelism.dp=3");
+  expect_input_error(r, "/parallelism/dp:");
+}
+
+TEST_F(Cli, MalformedOverride) {
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set parallelism.tp");
+  expect_input_error(r, "--set parallelism.tp:");
+}
+
+TEST_F(Cli, ValidateReportsErrorsToo) {
+  json j = default_json();
+  j["training"]["recompute"] = "partial";
+  const auto r = run("validate '" + write("s.json", j) + "'");
+  expect_input_error(r, "/training/recompute:");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Cli, FailedRunKeepsExistingOutputDir) {
+  fs::create_directories(dir_ / "prev");
+  write("prev/summary.json", std::string("{}"));
+  json j = default_json();
+  j["parallelism"]["dp"] = 2;
+  const auto r = run("run '" + write("s.json", j) + "' --out prev");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(read_file(dir_ / "prev" / "summary.json"), "{}");
+  expect_no_staging_leftovers();
+}
+
+// ---------------------------------------------------------------- command line
+
+TEST_F(Cli, UnknownFlagExits2) {
+  const auto r = run("run '" + source("scenarios/default.json") + "' --bogus");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
+}
+
+TEST_F(Cli, NoSubcommandExits2) {
+  EXPECT_EQ(run("").code, 2);
+}
+
+TEST_F(Cli, UnknownListTopicExits2) {
+  EXPECT_EQ(run("list gizmos").code, 2);
+}
+
+TEST_F(Cli, Version) {
+  const auto r = run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "llmsim 0.1.0\n");
+}
+
+TEST_F(Cli, ListStrategies) {
+  const auto r = run("list strategies");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("interleaved-1f1b"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1f1b"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gpipe"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("virtual_stages"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, ListHardware) {
+  const auto r = run("list hardware");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("A100-SXM4-80GB"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, ListModels) {
+  const auto r = run("list models");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("gpt-1.7b"), std::string::npos) << r.out;
+}
+
+// ---------------------------------------------------------------- validate
+
+TEST_F(Cli, ValidatePrintsResolvedJson) {
+  const auto r = run("validate '" + source("scenarios/default.json") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json resolved = json::parse(r.out);
+  EXPECT_EQ(resolved["parallelism"]["tp"], 2);
+  EXPECT_EQ(resolved["parallelism"]["dp"], 4);
+  EXPECT_EQ(resolved["training"]["seq_len"], 2048);
+  EXPECT_FALSE(fs::exists(dir_ / "results"));  // validate writes nothing
+}
+
+TEST_F(Cli, ValidateSetChangesTp) {
+  const auto r = run("validate '" + source("scenarios/default.json") + "' --set parallelism.tp=4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json resolved = json::parse(r.out);
+  EXPECT_EQ(resolved["parallelism"]["tp"], 4);
+  EXPECT_EQ(resolved["parallelism"]["dp"], 2);  // 16 GPUs / (4*2)
+}
+
+TEST_F(Cli, ValidateRepeatedSet) {
+  const auto r = run("validate '" + source("scenarios/default.json") +
+                     "' --set model.activation=swiglu --set hardware.memory_GiB=40");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json resolved = json::parse(r.out);
+  EXPECT_EQ(resolved["model"]["activation"], "swiglu");
+  EXPECT_EQ(resolved["hardware"]["memory_GiB"], 40);
+}
+
+// ---------------------------------------------------------------- run
+
+TEST_F(Cli, RunWritesSummaryTraceAndResolvedScenario) {
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=true");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const fs::path out = dir_ / "out";
+  ASSERT_TRUE(fs::is_directory(out));
+  expect_no_staging_leftovers();
+
+  const json summary = json::parse(read_file(out / "summary.json"));
+  for (const char* key : {"iteration_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu",
+                          "hfu", "pipeline_bubble_fraction", "exposed_comm_time_s", "time_breakdown_s",
+                          "peak_memory_bytes", "wall_time_s", "simulated_events"})
+    EXPECT_TRUE(summary.contains(key)) << "summary.json lacks " << key;
+  EXPECT_GT(summary.value("iteration_time_s", 0.0), 0.0);
+  EXPECT_GT(summary.value("mfu", 0.0), 0.0);
+  EXPECT_LT(summary.value("mfu", 2.0), 1.0);
+
+  const json trace = json::parse(read_file(out / "trace.json"));
+  ASSERT_TRUE(trace.contains("traceEvents"));
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  EXPECT_FALSE(trace["traceEvents"].empty());
+
+  const json resolved = json::parse(read_file(out / "scenario.resolved.json"));
+  EXPECT_EQ(resolved["parallelism"]["dp"], 4);
+  EXPECT_EQ(resolved["output"]["trace"], true);
+}
+
+TEST_F(Cli, RunWithoutTraceWritesNoTrace) {
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=false");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "summary.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "trace.json"));
+}
+
+TEST_F(Cli, RunDefaultOutputDirIsResultsName) {
+  const auto r = run("run '" + source("scenarios/default.json") + "' --set output.trace=false");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "results" / "default" / "summary.json"));
+}
+
+TEST_F(Cli, RerunReplacesOutputDir) {
+  fs::create_directories(dir_ / "out");
+  write("out/stale.txt", std::string("old"));
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=false");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "summary.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "stale.txt"));
+  expect_no_staging_leftovers();
+}
+
+TEST_F(Cli, RunIsDeterministic) {
+  const std::string scenario = "'" + source("scenarios/default.json") + "' --set output.trace=false";
+  const auto a = run("run " + scenario + " --out a");
+  ASSERT_EQ(a.code, 0) << a.err;
+  const auto b = run("run " + scenario + " --out b");
+  ASSERT_EQ(b.code, 0) << b.err;
+  json sa = json::parse(read_file(dir_ / "a" / "summary.json"));
+  json sb = json::parse(read_file(dir_ / "b" / "summary.json"));
+  ASSERT_TRUE(sa.contains("wall_time_s"));
+  sa.erase("wall_time_s");
+  sb.erase("wall_time_s");
+  EXPECT_EQ(sa, sb) << sa.dump(2) << "\nvs\n" << sb.dump(2);
+}
+
+}  // namespace

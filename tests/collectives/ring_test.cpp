@@ -1,0 +1,74 @@
+// Ring collectives: closed forms, and the engine's flow-based ring against them on an uncongested cluster.
+#include <gtest/gtest.h>
+
+#include "../support/scenarios.hpp"
+#include "llmsim/collectives/ring.hpp"
+#include "llmsim/engine/engine.hpp"
+
+using namespace llmsim;
+using collectives::Kind;
+
+TEST(RingFormulas, BytesAndStepsPerRank) {
+  EXPECT_DOUBLE_EQ(collectives::ring_edge_bytes(Kind::AllReduce, 8, 800.0), 2 * 7 * 100.0);
+  EXPECT_DOUBLE_EQ(collectives::ring_edge_bytes(Kind::ReduceScatter, 8, 800.0), 700.0);
+  EXPECT_DOUBLE_EQ(collectives::ring_edge_bytes(Kind::AllGather, 4, 400.0), 300.0);
+  EXPECT_EQ(collectives::ring_steps(Kind::AllReduce, 8), 14);
+  EXPECT_EQ(collectives::ring_steps(Kind::AllGather, 8), 7);
+  EXPECT_DOUBLE_EQ(collectives::ring_time(Kind::AllReduce, 1, 1e9, 1e9, 1e-6), 0.0);
+  // 2(n-1)/n * S/B + 2(n-1)*alpha with n = 4, S = 1 GB, B = 10 GB/s, alpha = 5 us.
+  EXPECT_DOUBLE_EQ(collectives::ring_time(Kind::AllReduce, 4, 1e9, 1e10, 5e-6), 1.5 * 0.1 + 6 * 5e-6);
+}
+
+namespace {
+/// One collective of `bytes` per GPU over `n` nodes (one GPU each, tp 1) and the time the engine takes.
+double simulated_collective(Kind kind, int n, double bytes, const scenario::Scenario& s) {
+  workload::Workload w;
+  std::vector<int> group;
+  for (int i = 0; i < n; ++i) {
+    workload::Worker wk;
+    wk.node = i;
+    wk.first_rank = i * s.cluster.gpus_per_node;
+    wk.ops = {{workload::Op::Kind::CollStart, workload::Pass::None, -1, -1, 0, 0},
+              {workload::Op::Kind::CollWait, workload::Pass::None, -1, -1, 0, 0},
+              {workload::Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0}};
+    w.workers.push_back(wk);
+    group.push_back(i);
+  }
+  w.groups = {group};
+  w.collectives = {{"test", 0, kind, bytes, workload::TimeCategory::DpComm}};
+  const auto rec = engine::run_workload(w, s, std::vector<bool>(n, false));
+  return rec.iteration_ends()[0];
+}
+}  // namespace
+
+TEST(RingOnPlatform, UncongestedAllReduceMatchesClosedForm) {
+  const auto s = test::shipped("scenarios/default.json", {"cluster.nodes=8", "parallelism.tp=1", "parallelism.pp=1"});
+  const int n = 8;
+  const double S = 256e6;
+  // Inter-node ring edge inside one leaf group: NIC, leaf, NIC.
+  const double B = s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
+  const double alpha = 2 * s.cluster.nic_latency + s.cluster.switch_latency;
+  const double expected = 2.0 * (n - 1) / n * S / B + 2 * (n - 1) * alpha;
+  EXPECT_NEAR(simulated_collective(Kind::AllReduce, n, S, s), expected, 1e-9 * expected);
+}
+
+TEST(RingOnPlatform, UncongestedAllGatherMatchesClosedForm) {
+  const auto s = test::shipped("scenarios/default.json", {"cluster.nodes=4", "parallelism.tp=1", "parallelism.pp=1"});
+  const int n = 4;
+  const double S = 64e6;
+  const double B = s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
+  const double alpha = 2 * s.cluster.nic_latency + s.cluster.switch_latency;
+  EXPECT_NEAR(simulated_collective(Kind::AllGather, n, S, s), (n - 1.0) / n * S / B + (n - 1) * alpha, 1e-9);
+}
+
+TEST(RingChannels, OneChannelPerMemberOfANodeLeavingFromDifferentGpus) {
+  // 3 nodes x 2 members: channel 0 enters each node at member 1 and leaves from member 0.
+  const auto ch = collectives::ring_channels({0, 0, 1, 1, 2, 2});
+  ASSERT_EQ(ch.size(), 2u);
+  EXPECT_EQ(ch[0], (std::vector<int>{1, 0, 3, 2, 5, 4}));
+  EXPECT_EQ(ch[1], (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  // One member per node, uneven nodes, or a single node: one channel in member order.
+  EXPECT_EQ(collectives::ring_channels({0, 1, 2}).size(), 1u);
+  EXPECT_EQ(collectives::ring_channels({0, 0, 1}).size(), 1u);
+  EXPECT_EQ(collectives::ring_channels({0, 0, 0, 0}).size(), 1u);
+}

@@ -1,0 +1,76 @@
+// FLOP and parameter counts against the closed forms of Narayanan et al., SC'21 (eq. 2 and eq. 3).
+#include <gtest/gtest.h>
+
+#include "../support/scenarios.hpp"
+#include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/model/transformer.hpp"
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/workload/training.hpp"
+
+using namespace llmsim;
+
+namespace {
+workload::TrainingPlan plan_for(const scenario::Scenario& s) {
+  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const auto schedule = strategy::make_pipeline_schedule(s);
+  return workload::build_training(s, cm, *schedule);
+}
+}  // namespace
+
+TEST(TransformerFlops, HardwareFlopsEqualMegatronEq3ForEveryTable1Row) {
+  for (const char* name : {"gpt-1.7b", "gpt-18.4b", "gpt-145.6b", "gpt-1008b"}) {
+    const auto s = test::shipped(std::string("scenarios/validation/") + name + ".json");
+    const auto plan = plan_for(s);
+    const double B = s.training.global_batch, seq = s.training.seq_len, l = s.model.layers, h = s.model.hidden,
+                 V = s.model.vocab;
+    const double eq3 = 96 * B * seq * l * h * h * (1 + seq / (6 * h) + V / (16 * l * h));
+    EXPECT_NEAR(plan.hardware_flops / eq3, 1.0, 1e-12) << name;
+    EXPECT_DOUBLE_EQ(model::megatron_eq3_flops(B, seq, l, h, V), eq3);
+  }
+}
+
+TEST(TransformerFlops, ModelFlopsAreThreeForwardPassesWithoutRecomputation) {
+  const auto s = test::shipped("scenarios/validation/gpt-39.1b.json");
+  const auto plan = plan_for(s);
+  const double B = s.training.global_batch, seq = s.training.seq_len, l = s.model.layers, h = s.model.hidden,
+               V = s.model.vocab;
+  // 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)): eq. 3 without the recomputed forward pass.
+  const double expected = 72 * B * seq * l * h * h * (1 + seq / (6 * h) + V / (12 * l * h));
+  EXPECT_NEAR(plan.model_flops / expected, 1.0, 1e-12);
+}
+
+TEST(TransformerFlops, SelectiveRecomputationAddsOnlyTheAttentionCore) {
+  const auto s = test::shipped("scenarios/validation/gpt-18.4b.json", {"training.recompute=selective"});
+  const auto x = model::LayerShape::from(s);
+  // Recomputed: Q.K^T and attention over V, 2 * 2*b*s^2*h/t FLOPs per layer.
+  EXPECT_DOUBLE_EQ(model::total_flops(model::layer_recompute(x, "selective")), 4 * x.b * x.s * x.s * x.h / x.t);
+  EXPECT_DOUBLE_EQ(model::total_flops(model::layer_recompute(x, "none")), 0.0);
+  EXPECT_DOUBLE_EQ(model::total_flops(model::layer_recompute(x, "full")), model::total_flops(model::layer_forward(x)));
+}
+
+TEST(TransformerParams, Gpt175bMatchesMegatronParameterFormula) {
+  // Narayanan et al. SC'21 Sec. 5.1: P = 12*l*h^2*(1 + 13/(12h) + (V+s)/(12*l*h)).
+  const auto s = test::shipped("scenarios/default.json", {"model=gpt3-175b", "model.vocab=51200"});
+  const double l = s.model.layers, h = s.model.hidden, V = s.model.vocab, seq = s.model.max_seq_len;
+  const double expected = 12 * l * h * h * (1 + 13 / (12 * h) + (V + seq) / (12 * l * h));
+  EXPECT_DOUBLE_EQ(l * model::layer_params(s.model) + model::embedding_params(s.model), expected);
+  EXPECT_NEAR(expected / 1e9, 174.6, 0.1);
+}
+
+TEST(TransformerParams, SwigluGqaLayerOfLlama3_70b) {
+  const auto s = test::shipped("scenarios/default.json", {"model=llama3-70b"});
+  const double h = 8192, f = 28672, d = 128;
+  // q: h*h, k and v: 2*h*(8*d), o: h*h, FFN: 3*h*f, two RMSNorm weights: 2h; no biases.
+  EXPECT_DOUBLE_EQ(model::layer_params(s.model), h * h + 2 * h * 8 * d + h * h + 3 * h * f + 2 * h);
+}
+
+TEST(ComputeModel, RooflineOfOneGemmAndOneElementwiseKernel) {
+  const auto s = test::shipped("scenarios/default.json");
+  const hardware::ComputeModel cm(s.hardware, "fp16");
+  const auto& c = s.hardware.calibration;
+  const model::Kernel g{"g", model::Category::Gemm, 2.0 * 4096 * 4096 * 4096, 2.0 * 3 * 4096 * 4096, 4096, 4096, 4096, 1};
+  const double g1 = 4096 / (4096 + c.matmul_half_dim);
+  EXPECT_DOUBLE_EQ(cm.kernel_time(g), g.flops / (312e12 * c.matmul_efficiency * g1 * g1 * g1) + c.kernel_overhead);
+  const model::Kernel e{"e", model::Category::Elementwise, 0, 1e9};
+  EXPECT_DOUBLE_EQ(cm.kernel_time(e), 1e9 / (2039e9 * c.memory_efficiency) + c.kernel_overhead);
+}

@@ -1,0 +1,469 @@
+// Library-level tests of scenario resolution: presets, unit conversion, derived defaults, overrides and the
+// exact JSON-pointer paths of every kind of input error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "llmsim/scenario/loader.hpp"
+#include "llmsim/scenario/schema.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace {
+
+using llmsim::ScenarioError;
+using nlohmann::json;
+namespace sc = llmsim::scenario;
+
+json default_json() { return sc::read_json_file(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json"); }
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+/// Resolves `raw`, expecting a ScenarioError; returns it (fails the test if none or another exception).
+ScenarioError resolve_error(const json& raw) {
+  try {
+    sc::resolve(raw);
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a ScenarioError for " << raw.dump();
+  return ScenarioError("<none>", "no error");
+}
+
+// ---------------------------------------------------------------- default.json
+
+TEST(LoaderDefault, DerivesDpFromGpuCount) {
+  const auto s = sc::resolve(default_json());
+  EXPECT_EQ(s.cluster.nodes, 2);
+  EXPECT_EQ(s.cluster.gpus_per_node, 8);
+  EXPECT_EQ(s.cluster.total_gpus(), 16);
+  EXPECT_EQ(s.parallelism.tp, 2);
+  EXPECT_EQ(s.parallelism.pp, 2);
+  EXPECT_EQ(s.parallelism.dp, 4);
+  EXPECT_EQ(s.parallelism.cp, 1);
+  EXPECT_FALSE(s.parallelism.sequence_parallel);
+  EXPECT_EQ(s.resolved["parallelism"]["dp"], 4);
+}
+
+TEST(LoaderDefault, ConvertsUnitsToSi) {
+  const auto s = sc::resolve(default_json());
+  const auto& h = s.hardware;
+  EXPECT_EQ(h.name, "A100-SXM4-80GB");
+  EXPECT_DOUBLE_EQ(h.nvlink_bandwidth, 3e11);
+  EXPECT_DOUBLE_EQ(h.nic_bandwidth, 2.5e10);
+  EXPECT_DOUBLE_EQ(h.memory_bytes, 80.0 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(h.memory_bandwidth, 2039e9);
+  EXPECT_DOUBLE_EQ(h.nvlink_latency, 2.0e-6);
+  EXPECT_DOUBLE_EQ(h.peak_flops.at("fp16"), 312e12);
+  EXPECT_DOUBLE_EQ(h.peak_flops.at("bf16"), 312e12);
+  EXPECT_EQ(h.peak_flops.count("fp8"), 0u);
+  EXPECT_EQ(h.gpus_per_node, 8);
+  EXPECT_EQ(h.nics_per_node, 8);
+  // Cluster NICs default ("auto") to the hardware's; latencies come from the selene topology preset.
+  EXPECT_EQ(s.cluster.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(s.cluster.nic_bandwidth, 2.5e10);
+  EXPECT_DOUBLE_EQ(s.cluster.nic_latency, 1.0e-6);
+  EXPECT_DOUBLE_EQ(s.cluster.switch_latency, 0.5e-6);
+  EXPECT_EQ(s.cluster.leaf_radix, 40);
+  EXPECT_TRUE(s.cluster.rail_optimized);
+  EXPECT_DOUBLE_EQ(s.cluster.oversubscription, 1.0);
+  EXPECT_EQ(s.cluster.topology, "fat-tree");
+  // grad_bucket_MB default 40 -> bytes.
+  EXPECT_DOUBLE_EQ(s.training.grad_bucket_bytes, 40e6);
+}
+
+TEST(LoaderDefault, SeqLenAutoIsModelMax) {
+  const auto s = sc::resolve(default_json());
+  EXPECT_EQ(s.model.max_seq_len, 2048);
+  EXPECT_EQ(s.training.seq_len, 2048);
+  EXPECT_EQ(s.resolved["training"]["seq_len"], 2048);
+}
+
+TEST(LoaderDefault, TypedFieldsMatchScenarioAndPreset) {
+  const auto s = sc::resolve(default_json());
+  EXPECT_EQ(s.name, "default");
+  EXPECT_EQ(s.kind, "training");
+  EXPECT_EQ(s.seed, 0u);
+  EXPECT_EQ(s.model.name, "gpt-1.7b");
+  EXPECT_EQ(s.model.layers, 24);
+  EXPECT_EQ(s.model.hidden, 2304);
+  EXPECT_EQ(s.model.heads, 24);
+  EXPECT_EQ(s.model.kv_heads, 24);
+  EXPECT_EQ(s.model.ffn_hidden, 9216);
+  EXPECT_EQ(s.model.vocab, 51200);
+  EXPECT_EQ(s.model.activation, "gelu");
+  EXPECT_EQ(s.training.global_batch, 64);
+  EXPECT_EQ(s.training.micro_batch, 1);
+  EXPECT_EQ(s.training.iterations, 2);
+  EXPECT_EQ(s.training.precision, "fp16");
+  EXPECT_EQ(s.training.recompute, "full");
+  EXPECT_EQ(s.training.micro_batches_per_pipeline(s.parallelism.dp), 16);
+  EXPECT_EQ(s.strategies.pipeline_schedule.name, "interleaved-1f1b");
+  EXPECT_EQ(s.strategies.pipeline_schedule.params, (json{{"virtual_stages", 2}}));
+}
+
+TEST(LoaderDefault, ResolvedJsonHasEveryDefault) {
+  const auto s = sc::resolve(default_json());
+  const json& r = s.resolved;
+  EXPECT_EQ(r["kind"], "training");
+  EXPECT_EQ(r["seed"], 0);
+  EXPECT_EQ(r["parallelism"]["cp"], 1);
+  EXPECT_EQ(r["parallelism"]["sequence_parallel"], false);
+  EXPECT_EQ(r["cluster"]["gpus_per_node"], 8);
+  EXPECT_EQ(r["cluster"]["nics_per_node"], 8);
+  EXPECT_EQ(r["cluster"]["nic_Gbps"], 200);
+  EXPECT_EQ(r["cluster"]["topology"], "fat-tree");
+  EXPECT_EQ(r["model"]["kv_heads"], 24);
+  EXPECT_EQ(r["model"]["ffn_hidden"], 9216);
+  EXPECT_EQ(r["training"]["distributed_optimizer"], false);
+  EXPECT_EQ(r["training"]["overlap_grad_reduce"], true);
+  EXPECT_EQ(r["training"]["grad_bucket_MB"], 40.0);
+  EXPECT_EQ(r["training"]["scatter_gather_p2p"], true);
+  EXPECT_EQ(r["network"]["model"], "CM02");
+  EXPECT_EQ(r["output"]["trace"], true);
+  EXPECT_EQ(r["output"]["trace_max_gpus"], 64);
+  EXPECT_EQ(r["strategies"]["pipeline_schedule"]["name"], "interleaved-1f1b");
+  EXPECT_EQ(r["strategies"]["pipeline_schedule"]["virtual_stages"], 2);
+  // Presets are expanded in place: no "preset" key and no "auto" left anywhere.
+  EXPECT_TRUE(r["hardware"].is_object());
+  EXPECT_FALSE(r["hardware"].contains("preset"));
+  EXPECT_FALSE(r["model"].contains("preset"));
+  EXPECT_FALSE(r["cluster"].contains("preset"));
+  EXPECT_FALSE(contains(r.dump(), "\"auto\""));
+  // The resolved JSON resolves again to the same thing (it is a complete, valid scenario).
+  EXPECT_EQ(sc::resolve(r).resolved, r);
+}
+
+TEST(LoaderDefault, LoadScenarioEqualsResolveOfFile) {
+  const auto a = sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json");
+  const auto b = sc::resolve(default_json());
+  EXPECT_EQ(a.resolved, b.resolved);
+}
+
+// ---------------------------------------------------------------- presets
+
+TEST(LoaderPreset, StringForm) {
+  json raw = default_json();
+  raw["model"] = "gpt-1.7b";
+  const auto s = sc::resolve(raw);
+  EXPECT_EQ(s.model.name, "gpt-1.7b");
+  EXPECT_EQ(s.model.layers, 24);
+}
+
+TEST(LoaderPreset, ObjectFormOverridesPresetFields) {
+  json raw = default_json();
+  raw["model"] = {{"preset", "gpt-1.7b"}, {"layers", 12}};
+  const auto s = sc::resolve(raw);
+  EXPECT_EQ(s.model.name, "gpt-1.7b");
+  EXPECT_EQ(s.model.layers, 12);
+  EXPECT_EQ(s.model.hidden, 2304);  // the rest still comes from the preset
+  EXPECT_EQ(s.resolved["model"]["layers"], 12);
+}
+
+TEST(LoaderPreset, UnknownPresetNearMissSuggests) {
+  json raw = default_json();
+  raw["model"] = "gpt-1.7";
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/model/preset");
+  EXPECT_TRUE(contains(e.what(), "unknown preset \"gpt-1.7\"")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "did you mean \"gpt-1.7b\"")) << e.what();
+  // It lists the available presets.
+  EXPECT_TRUE(contains(e.what(), "llama2-7b")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "gpt3-175b")) << e.what();
+}
+
+TEST(LoaderPreset, UnknownPresetInObjectForm) {
+  json raw = default_json();
+  raw["hardware"] = {{"preset", "Z9000"}, {"memory_GiB", 10}};
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/hardware/preset");
+  EXPECT_TRUE(contains(e.what(), "A100-SXM4-80GB")) << e.what();
+}
+
+TEST(LoaderPreset, ListPresets) {
+  const auto hw = sc::list_presets("hardware");
+  EXPECT_NE(std::find(hw.begin(), hw.end(), "A100-SXM4-80GB"), hw.end());
+  EXPECT_TRUE(std::is_sorted(hw.begin(), hw.end()));
+  const auto models = sc::list_presets("models");
+  EXPECT_NE(std::find(models.begin(), models.end(), "gpt-1.7b"), models.end());
+}
+
+// ---------------------------------------------------------------- errors with exact paths
+
+TEST(LoaderError, UnknownKeySuggestsClosest) {
+  json raw = default_json();
+  raw["parallelism"]["tpp"] = 2;
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/parallelism/tpp");
+  EXPECT_TRUE(contains(e.what(), "unknown key")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "did you mean \"tp\"")) << e.what();
+}
+
+TEST(LoaderError, UnknownTopLevelKey) {
+  json raw = default_json();
+  raw["trainng"] = json::object();
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/trainng");
+  EXPECT_TRUE(contains(e.what(), "did you mean \"training\"")) << e.what();
+}
+
+TEST(LoaderError, WrongType) {
+  json raw = default_json();
+  raw["parallelism"]["tp"] = "four";
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/parallelism/tp");
+  EXPECT_TRUE(contains(e.what(), "got a string")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "integer")) << e.what();
+}
+
+TEST(LoaderError, OutOfRange) {
+  json raw = default_json();
+  raw["parallelism"]["tp"] = 0;
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/parallelism/tp");
+  EXPECT_TRUE(contains(e.what(), "out of range")) << e.what();
+  EXPECT_TRUE(contains(e.what(), ">= 1")) << e.what();
+}
+
+TEST(LoaderError, ParallelismProductMismatch) {
+  json raw = default_json();
+  raw["parallelism"]["dp"] = 2;  // 2*2*2 = 8 != 16 GPUs
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/parallelism/dp");
+  EXPECT_TRUE(contains(e.what(), "16 GPUs")) << e.what();
+}
+
+TEST(LoaderError, GpusNotDivisibleByModelParallel) {
+  json raw = default_json();
+  raw["parallelism"]["pp"] = 3;  // 16 % (2*3) != 0: dp cannot be derived
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/parallelism");
+}
+
+TEST(LoaderError, HeadsNotDivisibleByTp) {
+  json raw = default_json();
+  // 18 heads (head_dim 128), tp 4 divides the node but not the heads.
+  raw["model"] = {{"preset", "gpt-1.7b"}, {"heads", 18}, {"kv_heads", 18}};
+  raw["parallelism"]["tp"] = 4;
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/parallelism/tp");
+  EXPECT_TRUE(contains(e.what(), "heads 18")) << e.what();
+}
+
+TEST(LoaderError, GlobalBatchNotDivisibleByMicroBatchTimesDp) {
+  json raw = default_json();
+  raw["training"]["global_batch"] = 62;  // dp 4, micro_batch 1
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training/global_batch");
+}
+
+TEST(LoaderError, LayersNotDivisibleByPpTimesVirtualStages) {
+  json raw = default_json();
+  raw["model"] = {{"preset", "gpt-1.7b"}, {"layers", 22}};  // pp 2 * v 2 = 4
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/model/layers");
+}
+
+TEST(LoaderError, UnknownPipelineScheduleSuggests) {
+  json raw = default_json();
+  raw["strategies"]["pipeline_schedule"] = {{"name", "1fb1"}};
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/strategies/pipeline_schedule/name");
+  EXPECT_TRUE(contains(e.what(), "did you mean \"1f1b\"")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "interleaved-1f1b")) << e.what();
+}
+
+TEST(LoaderError, UnknownStrategyParameter) {
+  json raw = default_json();
+  raw["strategies"]["pipeline_schedule"] = {{"name", "interleaved-1f1b"}, {"virtual_stage", 2}};
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/strategies/pipeline_schedule/virtual_stage");
+  EXPECT_TRUE(contains(e.what(), "did you mean \"virtual_stages\"")) << e.what();
+}
+
+TEST(LoaderError, UnknownEnumValue) {
+  json raw = default_json();
+  raw["training"]["recompute"] = "partial";
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training/recompute");
+  EXPECT_TRUE(contains(e.what(), "unknown value \"partial\"")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "none, selective, full")) << e.what();
+}
+
+TEST(LoaderError, MissingRequiredField) {
+  json raw = default_json();
+  raw["training"].erase("global_batch");
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training/global_batch");
+  EXPECT_TRUE(contains(e.what(), "missing required field")) << e.what();
+}
+
+TEST(LoaderError, MissingRequiredSection) {
+  json raw = default_json();
+  raw.erase("training");
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training");
+  EXPECT_TRUE(contains(e.what(), "missing required field")) << e.what();
+}
+
+TEST(LoaderError, PrecisionUnsupportedByHardware) {
+  json raw = default_json();
+  raw["training"]["precision"] = "fp8";
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training/precision");
+  EXPECT_TRUE(contains(e.what(), "A100-SXM4-80GB")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "fp8")) << e.what();
+}
+
+TEST(LoaderError, SeqLenAboveModelMax) {
+  json raw = default_json();
+  raw["training"]["seq_len"] = 4096;
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training/seq_len");
+}
+
+TEST(LoaderError, NotAnObject) {
+  const auto e = resolve_error(json::array());
+  EXPECT_EQ(e.path(), "/");
+}
+
+TEST(LoaderError, WhatIsPathColonMessageOnOneLine) {
+  json raw = default_json();
+  raw["parallelism"]["tp"] = "four";
+  const auto e = resolve_error(raw);
+  const std::string what = e.what();
+  EXPECT_EQ(what.rfind(e.path() + ": ", 0), 0u) << what;
+  EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+}
+
+TEST(LoaderError, MissingFileNamesTheFile) {
+  const std::string file = "/nonexistent/llmsim/none.json";
+  try {
+    sc::load_scenario(file);
+    FAIL() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), file);
+  }
+}
+
+// ---------------------------------------------------------------- apply_override
+
+TEST(LoaderOverride, SetsInteger) {
+  json raw = default_json();
+  sc::apply_override(raw, "parallelism.tp=4");
+  EXPECT_TRUE(raw["parallelism"]["tp"].is_number_integer());
+  EXPECT_EQ(raw["parallelism"]["tp"], 4);
+  const auto s = sc::resolve(raw);
+  EXPECT_EQ(s.parallelism.tp, 4);
+  EXPECT_EQ(s.parallelism.dp, 2);  // 16 / (4*2)
+}
+
+TEST(LoaderOverride, NonJsonValueIsAString) {
+  json raw = default_json();
+  sc::apply_override(raw, "model.activation=swiglu");
+  // The model section was the preset name "gpt-1.7b"; it becomes {"preset": ..., "activation": ...}.
+  EXPECT_EQ(raw["model"]["preset"], "gpt-1.7b");
+  EXPECT_EQ(raw["model"]["activation"], "swiglu");
+  const auto s = sc::resolve(raw);
+  EXPECT_EQ(s.model.activation, "swiglu");
+  EXPECT_EQ(s.model.layers, 24);
+}
+
+TEST(LoaderOverride, SetsGlobalBatch) {
+  json raw = default_json();
+  sc::apply_override(raw, "training.global_batch=1024");
+  const auto s = sc::resolve(raw);
+  EXPECT_EQ(s.training.global_batch, 1024);
+  EXPECT_EQ(s.training.precision, "fp16");  // siblings untouched
+}
+
+TEST(LoaderOverride, IntoPresetStringSection) {
+  json raw = default_json();
+  ASSERT_EQ(raw["hardware"], "A100-SXM4-80GB");
+  sc::apply_override(raw, "hardware.memory_GiB=40");
+  const auto s = sc::resolve(raw);
+  EXPECT_EQ(s.hardware.name, "A100-SXM4-80GB");
+  EXPECT_DOUBLE_EQ(s.hardware.memory_bytes, 40.0 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(s.hardware.nvlink_bandwidth, 3e11);  // rest of the preset kept
+}
+
+TEST(LoaderOverride, IntoPresetObjectSection) {
+  json raw = default_json();
+  sc::apply_override(raw, "cluster.nodes=4");
+  const auto s = sc::resolve(raw);
+  EXPECT_EQ(s.cluster.nodes, 4);
+  EXPECT_EQ(s.parallelism.dp, 8);
+  EXPECT_EQ(s.cluster.leaf_radix, 40);
+}
+
+TEST(LoaderOverride, CreatesMissingSection) {
+  json raw = default_json();
+  sc::apply_override(raw, "network.model=LV08");
+  const auto s = sc::resolve(raw);
+  EXPECT_EQ(s.network.model, "LV08");
+}
+
+TEST(LoaderOverride, NestedStrategyParameter) {
+  json raw = default_json();
+  sc::apply_override(raw, "strategies.pipeline_schedule.name=1f1b");
+  sc::apply_override(raw, "strategies.pipeline_schedule.virtual_stages=1");
+  // 1f1b has no virtual_stages parameter: the override lands, then resolution rejects the unknown key.
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/strategies/pipeline_schedule/virtual_stages");
+}
+
+TEST(LoaderOverride, JsonValues) {
+  json raw = default_json();
+  sc::apply_override(raw, "output.trace=false");
+  sc::apply_override(raw, "training.grad_bucket_MB=12.5");
+  EXPECT_TRUE(raw["output"]["trace"].is_boolean());
+  const auto s = sc::resolve(raw);
+  EXPECT_FALSE(s.output.trace);
+  EXPECT_DOUBLE_EQ(s.training.grad_bucket_bytes, 12.5e6);
+}
+
+TEST(LoaderOverride, MalformedAssignmentThrows) {
+  json raw = default_json();
+  EXPECT_THROW(sc::apply_override(raw, "parallelism.tp"), ScenarioError);
+  EXPECT_THROW(sc::apply_override(raw, "=4"), ScenarioError);
+  EXPECT_THROW(sc::apply_override(raw, "parallelism..tp=4"), ScenarioError);
+  try {
+    sc::apply_override(raw, "parallelism.tp");
+  } catch (const ScenarioError& e) {
+    EXPECT_TRUE(contains(e.path(), "parallelism.tp")) << e.path();
+  }
+}
+
+TEST(LoaderOverride, IntoScalarThrows) {
+  json raw = default_json();
+  EXPECT_THROW(sc::apply_override(raw, "training.global_batch.x=1"), ScenarioError);
+}
+
+TEST(LoaderOverride, WrongTypeFromOverrideIsReportedAtItsPath) {
+  try {
+    sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json", {"parallelism.tp=four"});
+    FAIL() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/parallelism/tp");
+  }
+}
+
+// ---------------------------------------------------------------- closest_match
+
+TEST(LoaderClosestMatch, PicksNearestWithinThreshold) {
+  EXPECT_EQ(sc::closest_match("tpp", {"tp", "pp", "dp"}), "tp");
+  EXPECT_EQ(sc::closest_match("1fb1", {"gpipe", "1f1b", "interleaved-1f1b"}), "1f1b");
+  EXPECT_EQ(sc::closest_match("gpt-1.7", {"gpt-1.7b", "gpt-3.6b"}), "gpt-1.7b");
+  EXPECT_EQ(sc::closest_match("selectiv", {"none", "selective", "full"}), "selective");
+}
+
+TEST(LoaderClosestMatch, NothingCloseGivesEmpty) {
+  EXPECT_EQ(sc::closest_match("zzzzzzzz", {"tp", "pp", "dp"}), "");
+  EXPECT_EQ(sc::closest_match("anything", {}), "");
+}
+
+}  // namespace
