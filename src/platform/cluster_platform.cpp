@@ -102,7 +102,8 @@ ClusterPlatform build_cluster_platform(const scenario::Cluster& c, const scenari
     }
     gz->seal();
     const double down_bw = (last - first) * c.nics_per_node * c.nic_bandwidth * hw.calibration.network_efficiency;
-    uplinks.push_back(duplex(root, prefix + "-uplink", down_bw / c.oversubscription, c.switch_latency));
+    uplinks.push_back(duplex(root, prefix + "-uplink", down_bw / c.oversubscription, 0.0));  // a cable: the
+    // switch latencies are on the leaf and spine links
     group_zones.push_back({gz, gw});
   }
   for (int a = 0; a < groups; ++a)

@@ -27,8 +27,8 @@ Route route(sg4::Host* a, sg4::Host* b) {
 }  // namespace
 
 TEST(ClusterPlatform, HopsBandwidthAndLatencyOfEachRouteKind) {
-  // 48 nodes of 8 GPUs, radix-40 leaves: rail-optimised groups of 20 nodes, oversubscription 2 on the uplinks...
-  const auto s = test::shipped("scenarios/default.json", {"cluster.nodes=48", "cluster.oversubscription=1"});
+  // 48 nodes of 8 GPUs, radix-40 leaves, rail-optimised: leaf groups of 20 nodes (20 down-ports per leaf).
+  const auto s = test::shipped("scenarios/default.json", {"cluster.nodes=48", "training.global_batch=384"});
   int argc = 1;
   char name[] = "test";
   char* argv[] = {name, nullptr};
@@ -53,7 +53,7 @@ TEST(ClusterPlatform, HopsBandwidthAndLatencyOfEachRouteKind) {
   const Route spine = route(p.host(0, 3), p.host(45, 3));  // NIC, leaf, uplink, spine, uplink, leaf, NIC
   EXPECT_EQ(spine.hops, 7u);
   EXPECT_DOUBLE_EQ(spine.bandwidth, eff_nic);
-  EXPECT_DOUBLE_EQ(spine.latency, 2 * c.nic_latency + 4 * c.switch_latency);
+  EXPECT_DOUBLE_EQ(spine.latency, 2 * c.nic_latency + 3 * c.switch_latency);  // leaf, spine, leaf
 }
 
 TEST(ClusterPlatform, OversubscribedUplinkAndSharedNics) {

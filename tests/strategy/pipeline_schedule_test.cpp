@@ -1,0 +1,99 @@
+// Pipeline schedules: task orders, and the bubble fraction the engine measures with equal stages and no
+// communication against the closed forms (p-1)/(m+p-1) for 1F1B and (p-1)/(v*m+p-1) for interleaved 1F1B
+// (Narayanan et al. SC'21 Sec. 2.2).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "../support/scenarios.hpp"
+#include "llmsim/engine/engine.hpp"
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/workload/pipeline_ops.hpp"
+
+using namespace llmsim;
+using strategy::PipelineTask;
+
+namespace {
+std::unique_ptr<strategy::PipelineSchedule> schedule_named(const std::string& name, int v = 2) {
+  const auto s = test::shipped("scenarios/default.json", {"strategies.pipeline_schedule={\"name\": \"" + name + "\"}",
+                                                          "training.global_batch=256"});
+  const auto* entry = strategy::PipelineScheduleRegistry::instance().find(name);
+  nlohmann::json params = nlohmann::json::object();
+  if (name == "interleaved-1f1b") params["virtual_stages"] = v;
+  return entry->factory(params, s);
+}
+
+/// Runs p stages with forward/backward blocks of tf/tb per chunk and 0-byte transfers on a zero-latency
+/// cluster; returns the iteration time.
+double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb) {
+  const auto s = test::shipped("scenarios/default.json",
+                               {"cluster.nodes=" + std::to_string(p), "cluster.nic_latency_us=0", "cluster.switch_latency_us=0",
+                                "hardware.nvlink_latency_us=0", "parallelism.tp=8", "parallelism.pp=1",
+                                "training.global_batch=240"});
+  const int v = sch.chunks_per_stage();
+  workload::Workload w;
+  w.costs = {{"F", tf / v, {}, 0}, {"B", tb / v, {}, 0}};
+  workload::PipelineWiring wiring{p, workload::chunk_owners(sch, p), std::vector<int>(p * v, 0),
+                                  std::vector<int>(p * v, 1), 0.0, [](int stage) { return stage; }};
+  for (int stage = 0; stage < p; ++stage) {
+    workload::Worker wk;
+    wk.node = stage;
+    wk.width = 8;
+    wk.first_rank = 8 * stage;
+    wk.stage = stage;
+    workload::append_pipeline_ops(wk.ops, stage, sch.stage_order({p, stage, m}), sch, wiring);
+    wk.ops.push_back({workload::Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0});
+    w.workers.push_back(wk);
+  }
+  return engine::run_workload(w, s, std::vector<bool>(p, false)).iteration_ends()[0];
+}
+}  // namespace
+
+TEST(PipelineSchedules, EveryTaskExactlyOnceAndBackwardAfterForward) {
+  for (const char* name : {"gpipe", "1f1b", "interleaved-1f1b"}) {
+    const auto sch = schedule_named(name);
+    const int p = 4, m = 8, v = sch->chunks_per_stage();
+    for (int stage = 0; stage < p; ++stage) {
+      const auto order = sch->stage_order({p, stage, m});
+      ASSERT_EQ(order.size(), static_cast<size_t>(2 * m * v)) << name;
+      for (const auto& t : order) {
+        EXPECT_EQ(std::count(order.begin(), order.end(), t), 1) << name;
+        if (t.pass == PipelineTask::Pass::Backward) {
+          const PipelineTask f{PipelineTask::Pass::Forward, t.micro_batch, t.chunk};
+          EXPECT_LT(std::find(order.begin(), order.end(), f) - order.begin(),
+                    std::find(order.begin(), order.end(), t) - order.begin());
+        }
+      }
+    }
+  }
+}
+
+TEST(PipelineSchedules, InFlightActivations) {
+  // 1F1B holds p - s micro-batches on stage s; GPipe all m; interleaved (p-s-1)*2 + (v-1)*p + 1 chunk sets.
+  const auto one = schedule_named("1f1b"), gp = schedule_named("gpipe"), il = schedule_named("interleaved-1f1b", 2);
+  EXPECT_EQ(strategy::max_in_flight(one->stage_order({4, 0, 8})), 4);
+  EXPECT_EQ(strategy::max_in_flight(one->stage_order({4, 3, 8})), 1);
+  EXPECT_EQ(strategy::max_in_flight(gp->stage_order({4, 1, 8})), 8);
+  EXPECT_EQ(strategy::max_in_flight(il->stage_order({4, 0, 8})), 3 * 2 + 4 + 1);
+}
+
+TEST(PipelineBubble, OneFOneBMatchesClosedForm) {
+  const int p = 4, m = 8;
+  const double tf = 1.0, tb = 2.0;
+  const double t = simulate(*schedule_named("1f1b"), p, m, tf, tb);
+  EXPECT_NEAR(t, (m + p - 1) * (tf + tb), 1e-9);
+  EXPECT_NEAR(1 - m * (tf + tb) / t, (p - 1.0) / (m + p - 1), 1e-9);
+}
+
+TEST(PipelineBubble, InterleavedMatchesClosedForm) {
+  const int p = 4, m = 8, v = 2;
+  const double tf = 1.0, tb = 2.0;
+  const double t = simulate(*schedule_named("interleaved-1f1b", v), p, m, tf, tb);
+  EXPECT_NEAR(1 - m * (tf + tb) / t, (p - 1.0) / (v * m + p - 1), 1e-9);
+}
+
+TEST(PipelineBubble, GpipeMatchesClosedForm) {
+  const int p = 3, m = 5;
+  const double t = simulate(*schedule_named("gpipe"), p, m, 1.0, 2.0);
+  EXPECT_NEAR(t, (m + p - 1) * 3.0, 1e-9);
+}
