@@ -19,14 +19,13 @@ namespace llmsim::run {
 
 nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir) {
   const auto wall_start = std::chrono::steady_clock::now();
+  std::optional<report::OutputDir> out;  // first: a bad --out fails before any work
+  if (!out_dir.empty()) out.emplace(out_dir);
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
   const auto schedule = strategy::make_pipeline_schedule(s);
   const auto plan = workload::build_training(s, cm, *schedule);
   spdlog::info("{}: {} workers (tp groups), {} micro-batches per pipeline, v={}", s.name, plan.workload.workers.size(),
                plan.micro_batches, plan.virtual_stages);
-
-  std::optional<report::OutputDir> out;
-  if (!out_dir.empty()) out.emplace(out_dir);
 
   bool fits = true;
   for (const auto& st : plan.stages) fits = fits && st.memory.total() <= s.hardware.memory_bytes;

@@ -77,6 +77,14 @@ json load_preset(const std::string& folder, const std::string& name, const std::
   return read_json_file(file.string());
 }
 
+namespace {
+bool is_preset_section(const std::string& pointer) {
+  for (const auto& ps : preset_sections())
+    if (pointer == std::string("/") + ps.section) return true;
+  return false;
+}
+}  // namespace
+
 void apply_override(json& scenario, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -94,7 +102,8 @@ void apply_override(json& scenario, const std::string& assignment) {
   for (int depth = 0; std::getline(parts, part, '.'); ++depth) {
     if (part.empty()) throw ScenarioError("--set " + assignment, "empty key in the path \"" + key + "\"");
     // A section given as a preset name becomes {"preset": name} so that its fields can be overridden.
-    if (depth == 1 && node->is_string()) *node = json{{"preset", node->get<std::string>()}};
+    if (depth == 1 && node->is_string() && is_preset_section(pointer))
+      *node = json{{"preset", node->get<std::string>()}};
     if (!node->is_object() && !node->is_null())
       throw ScenarioError(pointer.empty() ? "/" : pointer, "cannot set a field inside a non-object value");
     pointer += "/" + part;

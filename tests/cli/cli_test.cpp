@@ -55,10 +55,10 @@ class Cli : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
 
-  /// Runs `llmsim <args>` with the temporary directory as working directory.
-  Result run(const std::string& args) {
+  /// Runs `llmsim <args>` with the temporary directory (or `cwd`) as working directory.
+  Result run(const std::string& args, const fs::path& cwd = {}) {
     const fs::path out = dir_ / ".capture" / "stdout", err = dir_ / ".capture" / "stderr";
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + std::string(LLMSIM_BINARY) + "' " + args + " >'" +
+    const std::string cmd = "cd '" + (cwd.empty() ? dir_ : cwd).string() + "' && '" + std::string(LLMSIM_BINARY) + "' " + args + " >'" +
                             out.string() + "' 2>'" + err.string() + "' </dev/null";
     const int status = std::system(cmd.c_str());
     Result r;
@@ -276,13 +276,58 @@ TEST_F(Cli, RunDefaultOutputDirIsResultsName) {
   EXPECT_TRUE(fs::exists(dir_ / "results" / "default" / "summary.json"));
 }
 
-TEST_F(Cli, RerunReplacesOutputDir) {
-  fs::create_directories(dir_ / "out");
-  write("out/stale.txt", std::string("old"));
-  const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=false");
+TEST_F(Cli, RerunReplacesPreviousOutputs) {
+  const std::string scenario = "run '" + source("scenarios/default.json") + "' --out out";
+  ASSERT_EQ(run(scenario + " --set output.trace=true").code, 0);
+  ASSERT_TRUE(fs::exists(dir_ / "out" / "trace.json"));
+  const auto r = run(scenario + " --set output.trace=false");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "out" / "summary.json"));
-  EXPECT_FALSE(fs::exists(dir_ / "out" / "stale.txt"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "trace.json")) << "stale trace.json of the previous run kept";
+  expect_no_staging_leftovers();
+}
+
+// ---------------------------------------------------------------- unsafe --out targets
+// The output directory is replaced as a whole on commit. That must never destroy files llmsim did not write.
+
+TEST_F(Cli, OutIntoForeignDirectoryKeepsItsFiles) {
+  fs::create_directories(dir_ / "mine");
+  write("mine/notes.txt", std::string("precious"));
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out mine --set output.trace=false");
+  EXPECT_TRUE(fs::exists(dir_ / "mine" / "notes.txt")) << "--out deleted a file llmsim did not write (exit "
+                                                        << r.code << ", stderr: " << r.err << ")";
+  expect_no_staging_leftovers();
+}
+
+TEST_F(Cli, OutDotKeepsWorkingDirectory) {
+  const fs::path work = dir_ / "work";
+  fs::create_directories(work);
+  write("work/mine.json", default_json());
+  write("work/notes.txt", std::string("precious"));
+  run("run mine.json --out . --set output.trace=false", work);
+  EXPECT_TRUE(fs::exists(work / "mine.json")) << "--out . deleted the scenario file in the working directory";
+  EXPECT_TRUE(fs::exists(work / "notes.txt")) << "--out . deleted a file in the working directory";
+}
+
+TEST_F(Cli, OutIsExistingFileIsInputError) {
+  write("file.txt", std::string("userdata"));
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out file.txt --set output.trace=false");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "file.txt")) << "--out replaced a regular file by a directory";
+  EXPECT_EQ(read_file(dir_ / "file.txt"), "userdata");
+  EXPECT_NE(r.err.find("error: "), std::string::npos) << r.err;
+  expect_no_staging_leftovers();
+}
+
+TEST_F(Cli, OutUnderRegularFileIsInputError) {
+  write("afile", std::string("x"));
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out afile/sub --set output.trace=false");
+  EXPECT_EQ(r.code, 2) << "an unusable --out is a bad command-line value; stderr: " << r.err;
+  const auto l = lines(r.err);
+  ASSERT_FALSE(l.empty());
+  EXPECT_EQ(l.back().rfind("error: ", 0), 0u) << r.err;
+  EXPECT_NE(l.back().find("afile/sub"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(dir_ / "afile"), "x");
   expect_no_staging_leftovers();
 }
 

@@ -443,6 +443,19 @@ TEST(LoaderOverride, IntoScalarThrows) {
   EXPECT_THROW(sc::apply_override(raw, "training.global_batch.x=1"), ScenarioError);
 }
 
+TEST(LoaderOverride, IntoTopLevelStringFieldThrows) {
+  // "name" is a plain string, not a preset section: setting a field inside it is an error at /name, not a
+  // silent conversion of the name into {"preset": "default", "x": 1}.
+  json raw = default_json();
+  try {
+    sc::apply_override(raw, "name.x=1");
+    ADD_FAILURE() << "no error; scenario name became " << raw["name"].dump();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/name");
+    EXPECT_TRUE(contains(e.what(), "non-object")) << e.what();
+  }
+}
+
 TEST(LoaderOverride, WrongTypeFromOverrideIsReportedAtItsPath) {
   try {
     sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json", {"parallelism.tp=four"});
