@@ -43,7 +43,8 @@ int list_command(const std::string& what, std::ostream& out) {
   for (const auto& name : scenario::list_presets(folder)) {
     const auto j = scenario::load_preset(folder, name, "configs/" + folder);
     std::string desc = j.value("description", "");
-    if (desc.size() > 90) desc = desc.substr(0, desc.find_first_of(".(", 0) == std::string::npos ? 90 : std::min<size_t>(90, desc.find_first_of(".(")));
+    desc = desc.substr(0, desc.find(" Notes:"));
+    if (desc.size() > 100) desc = desc.substr(0, desc.rfind(' ', 100)) + " ...";
     out << "  " << name << " - " << desc << "\n";
   }
   if (what == "topologies") out << "topology kinds: fat-tree\n";

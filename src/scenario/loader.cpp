@@ -40,6 +40,8 @@ std::vector<std::string> list_presets(const std::string& folder) {
 }
 
 json read_json_file(const std::string& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) throw ScenarioError(file, "is a directory, not a scenario file");
   std::ifstream in(file);
   if (!in) throw ScenarioError(file, "cannot open the file (does it exist and is it readable?)");
   std::stringstream buffer;
