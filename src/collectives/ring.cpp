@@ -2,18 +2,11 @@
 
 #include <cstddef>
 
+#include "llmsim/collectives/algorithms.hpp"
+
 using std::size_t;
 
 namespace llmsim::collectives {
-
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::AllReduce: return "all-reduce";
-    case Kind::ReduceScatter: return "reduce-scatter";
-    case Kind::AllGather: return "all-gather";
-  }
-  return "?";
-}
 
 double ring_edge_bytes(Kind k, int n, double bytes) {
   if (n <= 1) return 0;
@@ -55,6 +48,23 @@ std::vector<std::vector<int>> ring_channels(const std::vector<int>& node_of_memb
       for (size_t j = 1; j <= k; ++j) channels.back().push_back(run[(c + j) % k]);
   }
   return channels;
+}
+
+std::vector<Step> ring_steps_plan(Kind kind, const GroupLayout& layout, double bytes) {
+  const int n = layout.size();
+  Step step;
+  if (kind == Kind::Broadcast || kind == Kind::Reduce) {  // pipelined chain 0 -> 1 -> ... -> n-1 (reverse for reduce)
+    for (int i = 0; i + 1 < n; ++i)
+      step.transfers.push_back(kind == Kind::Broadcast ? Transfer{i, i + 1, bytes} : Transfer{i + 1, i, bytes});
+    step.extra_latency_hops = n - 2;
+    return {step};
+  }
+  const auto channels = ring_channels(layout.node_of_member);
+  const double edge = ring_edge_bytes(kind, n, bytes) / channels.size();
+  for (const auto& ring : channels)
+    for (int i = 0; i < n; ++i) step.transfers.push_back({ring[i], ring[(i + 1) % n], edge});
+  step.extra_latency_hops = ring_steps(kind, n) - 1;
+  return {step};
 }
 
 }  // namespace llmsim::collectives

@@ -1,6 +1,7 @@
 #include "llmsim/engine/engine.hpp"
 
 #include <simgrid/s4u.hpp>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <map>
@@ -9,7 +10,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "llmsim/collectives/ring.hpp"
+#include "llmsim/collectives/auto_select.hpp"
+#include "llmsim/engine/plan_runner.hpp"
 #include "llmsim/util/error.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -54,6 +56,7 @@ class Runtime {
   }
 
   void run_worker(int id);
+  void set_switch_reduction(bool on) { switch_reduction_ = on; }
   bool finished(int id) const { return finished_.count(id) > 0; }
 
  private:
@@ -76,6 +79,21 @@ class Runtime {
   std::vector<std::unordered_map<int, int>> collective_starts_, collective_waits_;
   std::map<std::tuple<int, int, uintptr_t>, double> send_posted_;
   std::set<int> finished_;
+  bool switch_reduction_ = false;
+  std::map<std::tuple<int, int, int, long long>, collectives::Algorithm> chosen_;
+
+  /// "auto": NCCL-style choice, logged once per (kind, group size, nodes, size).
+  collectives::Algorithm choose_algorithm(collectives::Kind kind, const collectives::GroupLayout& layout, double bytes,
+                                          const std::vector<sg4::Host*>& members, double width) {
+    const auto key = std::make_tuple(static_cast<int>(kind), layout.size(), layout.nodes(), static_cast<long long>(bytes));
+    auto it = chosen_.find(key);
+    if (it != chosen_.end()) return it->second;
+    const auto a = collectives::choose(kind, layout, bytes, link_params(members, layout.node_of_member, width));
+    spdlog::debug("auto: {} of {} bytes over {} ranks on {} nodes -> {}", collectives::kind_name(kind), bytes,
+                  layout.size(), layout.nodes(), collectives::algorithm_name(a));
+    chosen_[key] = a;
+    return a;
+  }
 };
 
 void Runtime::run_worker(int id) {
@@ -175,30 +193,23 @@ void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> ins
   }
   const auto& c = w_.collectives[spec];
   const auto& group = w_.groups[c.group];
-  const int n = static_cast<int>(group.size());
   const double t0 = sg4::Engine::get_clock();
-  const double edge = collectives::ring_edge_bytes(c.kind, n, c.bytes);
-  std::vector<int> node_of_member;
-  for (int member : group) node_of_member.push_back(w_.workers[member].node);
-  const auto channels = collectives::ring_channels(node_of_member);
-  // All lanes of a group in one flow; the channels share the data.
-  const double bytes = edge * w_.workers[group.front()].width / channels.size();
-  std::vector<sg4::CommPtr> comms;
-  double alpha = 0;
-  for (const auto& ring : channels)
-    for (int i = 0; i < n; ++i) {
-      sg4::Host* src = host(group[ring[i]]);
-      sg4::Host* dst = host(group[ring[(i + 1) % n]]);
-      std::vector<sg4::Link*> links;
-      double latency = 0;
-      src->route_to(dst, links, &latency);
-      alpha = std::max(alpha, latency);
-      comms.push_back(sg4::Comm::sendto_async(src, dst, static_cast<uint64_t>(bytes)));
-    }
-  sg4::Comm::wait_all(comms);
-  rec_.count_activity(static_cast<long long>(comms.size()));
-  const int steps = collectives::ring_steps(c.kind, n);
-  if (steps > 1) sg4::this_actor::sleep_for((steps - 1) * alpha);
+  collectives::GroupLayout layout;
+  std::vector<sg4::Host*> endpoints;
+  for (int member : group) {
+    layout.node_of_member.push_back(w_.workers[member].node);
+    endpoints.push_back(host(member));
+  }
+  layout.switch_reduction = switch_reduction_;
+  for (int member : group)  // switches of the distinct nodes, in order of appearance
+    if (std::find(endpoints.begin() + group.size(), endpoints.end(), p_.switches[w_.workers[member].node]) == endpoints.end())
+      endpoints.push_back(p_.switches[w_.workers[member].node]);
+  const double width = w_.workers[group.front()].width;  // lane aggregation
+  auto algorithm = c.algorithm;
+  if (algorithm == collectives::Algorithm::Auto)
+    algorithm = choose_algorithm(c.kind, layout, c.bytes, std::vector<sg4::Host*>(endpoints.begin(), endpoints.begin() + group.size()), width);
+  const auto plan = collectives::make_plan(c.kind, algorithm, layout, c.bytes, c.matrix);
+  rec_.count_activity(run_plan(plan, endpoints, width));
   const double t1 = sg4::Engine::get_clock();
   for (int member : group) rec_.event({member, 1, c.category, workload::Pass::None, -1, -1, spec, t0, t1});
   std::unique_lock<sg4::Mutex> lock(*inst->mutex);
@@ -221,6 +232,7 @@ report::Recorder run_workload(const workload::Workload& w, const scenario::Scena
 
   report::Recorder rec(static_cast<int>(w.workers.size()), w.iterations, std::move(traced));
   Runtime rt(w, platform, rec);
+  rt.set_switch_reduction(s.hardware.nvswitch_reduction);
   for (size_t i = 0; i < w.workers.size(); ++i)
     sg4::Actor::create("worker" + std::to_string(i), rt.host(static_cast<int>(i)),
                        [&rt, i]() { rt.run_worker(static_cast<int>(i)); });

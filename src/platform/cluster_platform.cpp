@@ -53,8 +53,12 @@ Zone build_node(sg4::NetZone* parent, int node, const scenario::Cluster& c, cons
     out.hosts.push_back(host);
     nvl.push_back(duplex(zone, prefix + "-nvl" + std::to_string(g * w), nvl_bw, hw.nvlink_latency / 2));
   }
+  // The NVSwitch as an endpoint for in-switch reduction: reached over each GPU's own NVLink link.
+  auto* nvswitch = zone->create_host(prefix + "-nvswitch", 1e12)->seal();
+  out.switches.push_back(nvswitch);
   using Dir = sg4::LinkInRoute::Direction;
   for (int g = 0; g < lanes; ++g) {
+    zone->add_route(hosts[g]->get_netpoint(), nvswitch->get_netpoint(), nullptr, nullptr, {{nvl[g], Dir::UP}}, true);
     for (int j = g + 1; j < lanes; ++j)
       zone->add_route(hosts[g]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr,
                       {{nvl[g], Dir::UP}, {nvl[j], Dir::DOWN}}, true);

@@ -1,5 +1,7 @@
 #include "llmsim/scenario/sections.hpp"
 
+#include "llmsim/collectives/collective.hpp"
+
 namespace llmsim::scenario {
 
 namespace {
@@ -54,6 +56,8 @@ FieldList hardware_fields() {
       Field::integer("gpus_per_node", "GPUs in the standard node for this device").at_least(1),
       Field::integer("nics_per_node", "compute-fabric NICs in that node").at_least(1),
       Field::number("nic_Gbps", "Gbit/s", "line rate of one NIC").above(0),
+      Field::boolean("nvswitch_reduction", "the node's NVSwitch reduces in the network (NVLS, NVSwitch gen3)")
+          .with_default(false),
       Field::object("calibration", calibration_fields(), "compute-model efficiencies, fitted once per device"),
   };
 }
@@ -126,8 +130,14 @@ FieldList training_fields() {
 }
 
 FieldList network_fields() {
-  return {Field::choice("model", {"CM02", "LV08"}, "SimGrid flow model (CM02: plain max-min; LV08: with TCP factors)")
-              .with_default("CM02")};
+  return {
+      Field::choice("model", {"CM02", "LV08", "IB"},
+                    "SimGrid flow model (CM02: plain max-min; LV08: with TCP factors; IB: InfiniBand penalties)")
+          .with_default("CM02"),
+      Field::choice("collective_algorithm", collectives::algorithm_names(),
+                    "algorithm of data-parallel collectives; auto = NCCL-style choice by size and topology")
+          .with_default("auto"),
+  };
 }
 
 FieldList output_fields() {

@@ -55,6 +55,7 @@ Scenario to_typed(const json& raw) {
   h.gpus_per_node = hw["gpus_per_node"];
   h.nics_per_node = hw["nics_per_node"];
   h.nic_bandwidth = hw["nic_Gbps"].get<double>() * 1e9 / 8;
+  h.nvswitch_reduction = hw["nvswitch_reduction"];
   const json& cal = hw["calibration"];
   h.calibration.matmul_efficiency = cal["matmul_efficiency"];
   h.calibration.matmul_half_dim = cal["matmul_half_dim"];
@@ -114,6 +115,7 @@ Scenario to_typed(const json& raw) {
   s.strategies.pipeline_schedule.params = ps;
 
   s.network.model = raw["network"]["model"];
+  s.network.collective_algorithm = raw["network"]["collective_algorithm"];
   s.output.trace = raw["output"]["trace"];
   s.output.trace_max_gpus = raw["output"]["trace_max_gpus"];
   return s;

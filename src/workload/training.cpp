@@ -6,6 +6,7 @@
 
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/model/transformer.hpp"
+#include "llmsim/util/error.hpp"
 #include "llmsim/workload/pipeline_ops.hpp"
 
 namespace llmsim::workload {
@@ -147,10 +148,23 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
 
   // dp groups: one per stage. Tied-embedding groups: first and last stage of each replica.
   const double grad_bytes_per_param = tr.precision == "bf16" ? 4 : shape.bytes_per_element;
+  const auto dp_algorithm = collectives::algorithm_from_name(s.network.collective_algorithm);
   std::vector<int> dp_group(pp);
   for (int stage = 0; stage < pp; ++stage) {
     std::vector<int> g;
-    for (int r = 0; r < dp; ++r) g.push_back(worker_of(stage, r));
+    collectives::GroupLayout layout;
+    layout.switch_reduction = s.hardware.nvswitch_reduction;
+    for (int r = 0; r < dp; ++r) {
+      g.push_back(worker_of(stage, r));
+      layout.node_of_member.push_back(w.workers[g.back()].node);
+    }
+    const auto kind = tr.distributed_optimizer ? Kind::ReduceScatter : Kind::AllReduce;
+    if (dp > 1 && dp_algorithm != collectives::Algorithm::Auto && !collectives::supports(kind, dp_algorithm, layout))
+      throw ScenarioError("/network/collective_algorithm",
+                          std::string("\"") + collectives::algorithm_name(dp_algorithm) + "\" cannot run the " +
+                              collectives::kind_name(kind) + " of the " + std::to_string(dp) +
+                              " data-parallel ranks (halving-doubling needs a power of two, hierarchical several "
+                              "ranks per node on several nodes, in-switch one node with an NVLS switch)");
     dp_group[stage] = static_cast<int>(w.groups.size());
     w.groups.push_back(g);
   }
@@ -162,7 +176,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     for (int r = 0; r < dp; ++r) {
       tied_spec[r] = static_cast<int>(w.collectives.size());
       w.collectives.push_back({"tied embedding grad", static_cast<int>(w.groups.size()), Kind::AllReduce,
-                               double(s.model.vocab) * s.model.hidden / t * grad_bytes_per_param, TimeCategory::PpComm});
+                               double(s.model.vocab) * s.model.hidden / t * grad_bytes_per_param, TimeCategory::PpComm,
+                               collectives::Algorithm::Auto, {}});
       w.groups.push_back({worker_of(0, r), worker_of(pp - 1, r)});
     }
 
@@ -200,7 +215,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
         for (int k = 0; k < n; ++k) {
           CollectiveSpec spec{"dp grad bucket", dp_group[stage],
                               tr.distributed_optimizer ? Kind::ReduceScatter : Kind::AllReduce, bytes / n,
-                              TimeCategory::DpComm};
+                              TimeCategory::DpComm, dp_algorithm, {}};
           buckets[c].push_back(static_cast<int>(w.collectives.size()));
           w.collectives.push_back(spec);
         }
@@ -208,7 +223,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
       if (tr.distributed_optimizer) {
         ag_spec = static_cast<int>(w.collectives.size());
         w.collectives.push_back({"dp param all-gather", dp_group[stage], Kind::AllGather,
-                                 sp.params * shape.bytes_per_element, TimeCategory::DpComm});
+                                 sp.params * shape.bytes_per_element, TimeCategory::DpComm, dp_algorithm, {}});
       }
     }
 

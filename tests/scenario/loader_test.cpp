@@ -124,16 +124,19 @@ TEST(LoaderDefault, ResolvedJsonHasEveryDefault) {
   EXPECT_EQ(r["training"]["grad_bucket_MB"], 40.0);
   EXPECT_EQ(r["training"]["scatter_gather_p2p"], true);
   EXPECT_EQ(r["network"]["model"], "CM02");
+  EXPECT_EQ(r["network"]["collective_algorithm"], "auto");  // chosen per collective at run time, not derived
   EXPECT_EQ(r["output"]["trace"], true);
   EXPECT_EQ(r["output"]["trace_max_gpus"], 64);
   EXPECT_EQ(r["strategies"]["pipeline_schedule"]["name"], "interleaved-1f1b");
   EXPECT_EQ(r["strategies"]["pipeline_schedule"]["virtual_stages"], 2);
-  // Presets are expanded in place: no "preset" key and no "auto" left anywhere.
+  // Presets are expanded in place: no "preset" key and no derived "auto" left anywhere.
   EXPECT_TRUE(r["hardware"].is_object());
   EXPECT_FALSE(r["hardware"].contains("preset"));
   EXPECT_FALSE(r["model"].contains("preset"));
   EXPECT_FALSE(r["cluster"].contains("preset"));
-  EXPECT_FALSE(contains(r.dump(), "\"auto\""));
+  auto derived = r;
+  derived["network"].erase("collective_algorithm");
+  EXPECT_FALSE(contains(derived.dump(), "\"auto\""));
   // The resolved JSON resolves again to the same thing (it is a complete, valid scenario).
   EXPECT_EQ(sc::resolve(r).resolved, r);
 }

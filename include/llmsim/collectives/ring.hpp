@@ -8,11 +8,11 @@
 // per-step latency. busbw = algbw * 2(n-1)/n (all-reduce) or (n-1)/n (the others), algbw = S / time.
 #include <vector>
 
+#include "llmsim/collectives/collective.hpp"
+
 namespace llmsim::collectives {
 
-enum class Kind { AllReduce, ReduceScatter, AllGather };
-const char* kind_name(Kind k);
-
+/// For all-reduce, reduce-scatter and all-gather (the others: 0 / n-1 hops of a chain, see alpha_beta.hpp).
 double ring_edge_bytes(Kind k, int n, double bytes);
 int ring_steps(Kind k, int n);
 /// Uncongested ring time [s]; 0 for n == 1.

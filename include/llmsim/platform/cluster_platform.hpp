@@ -1,7 +1,7 @@
 #pragma once
 // Builds the SimGrid platform of a GPU cluster (DESIGN: platform/ builds zones, hosts, links).
 //
-//   node zone (Full):  G GPU hosts; GPU g <-> NVSwitch: split-duplex link nvl-g (NVLink bandwidth * e_nvlink
+//   node zone (Full):  G GPU hosts and an NVSwitch host; GPU g <-> NVSwitch: split-duplex link nvl-g (NVLink bandwidth * e_nvlink
 //                      per direction, half the NVLink hop latency each way); GPU g -> node gateway: NIC
 //                      link nic-k, k = g * nics / G (GPUs share a NIC when nics < G).
 //   leaf group (Full): the nodes under one tier of leaf switches: rail_optimized -> one leaf per rail, each
@@ -37,6 +37,7 @@ struct ClusterPlatform {
   int lane_width = 1;                        ///< GPUs per host
   int nodes_per_group = 0;                   ///< nodes under one leaf tier
   std::vector<simgrid::s4u::Host*> hosts;    ///< index = node * (gpus_per_node / lane_width) + local / lane_width
+  std::vector<simgrid::s4u::Host*> switches; ///< per node: the NVSwitch as an endpoint (in-switch reduction)
   /// The host carrying GPU `local` of `node`.
   simgrid::s4u::Host* host(int node, int local) const {
     return hosts[node * (gpus_per_node / lane_width) + local / lane_width];

@@ -29,6 +29,7 @@ struct Hardware {
   int gpus_per_node = 0;
   int nics_per_node = 0;
   double nic_bandwidth = 0;                  ///< per NIC, per direction [bytes/s]
+  bool nvswitch_reduction = false;           ///< NVLS-capable NVSwitch
   Calibration calibration;
 };
 
@@ -88,7 +89,8 @@ struct Strategies {
 };
 
 struct Network {
-  std::string model = "CM02";  ///< SimGrid flow model
+  std::string model = "CM02";                  ///< SimGrid flow model
+  std::string collective_algorithm = "auto";   ///< collectives::algorithm_names()
 };
 
 struct Output {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "llmsim/collectives/ring.hpp"
+#include "llmsim/collectives/collective.hpp"
 
 namespace llmsim::workload {
 
@@ -33,6 +33,8 @@ struct CollectiveSpec {
   collectives::Kind kind = collectives::Kind::AllReduce;
   double bytes = 0;       ///< per GPU buffer size (nccl-tests "size") [bytes]
   TimeCategory category = TimeCategory::DpComm;
+  collectives::Algorithm algorithm = collectives::Algorithm::Auto;
+  std::vector<double> matrix;  ///< all-to-all-v: bytes per GPU from member i to member j, row-major
 };
 
 enum class Pass : uint8_t { None, Forward, Backward };

@@ -1,0 +1,55 @@
+#include "llmsim/engine/plan_runner.hpp"
+
+#include <algorithm>
+
+namespace sg4 = simgrid::s4u;
+
+namespace llmsim::engine {
+
+namespace {
+/// Bottleneck bandwidth and latency of the route a -> b.
+std::pair<double, double> route(const sg4::Host* a, const sg4::Host* b) {
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  a->route_to(b, links, &latency);
+  double bw = 1e300;
+  for (const auto* l : links) bw = std::min(bw, l->get_bandwidth());
+  return {bw, latency};
+}
+}  // namespace
+
+long long run_plan(const collectives::Plan& plan, const std::vector<sg4::Host*>& endpoints, double scale) {
+  long long flows = 0;
+  for (const auto& step : plan.steps) {
+    std::vector<sg4::CommPtr> comms;
+    double alpha = 0;
+    for (const auto& t : step.transfers) {
+      alpha = std::max(alpha, route(endpoints[t.src], endpoints[t.dst]).second);
+      comms.push_back(sg4::Comm::sendto_async(endpoints[t.src], endpoints[t.dst], static_cast<uint64_t>(t.bytes * scale)));
+    }
+    sg4::Comm::wait_all(comms);
+    flows += static_cast<long long>(comms.size());
+    if (step.extra_latency_hops > 0) sg4::this_actor::sleep_for(step.extra_latency_hops * alpha);
+  }
+  return flows;
+}
+
+collectives::LinkParams link_params(const std::vector<sg4::Host*>& members, const std::vector<int>& node_of_member,
+                                    double scale) {
+  collectives::LinkParams p;
+  bool intra = false, inter = false;
+  for (size_t i = 0; i < members.size() && !(intra && inter); ++i)
+    for (size_t j = i + 1; j < members.size(); ++j) {
+      const bool same = node_of_member[i] == node_of_member[j];
+      if ((same && intra) || (!same && inter)) continue;
+      const auto [bw, lat] = route(members[i], members[j]);
+      (same ? p.intra_bandwidth : p.inter_bandwidth) = bw / scale;
+      (same ? p.intra_latency : p.inter_latency) = lat;
+      (same ? intra : inter) = true;
+    }
+  if (!intra) p.intra_bandwidth = p.inter_bandwidth, p.intra_latency = p.inter_latency;
+  if (!inter) p.inter_bandwidth = p.intra_bandwidth, p.inter_latency = p.intra_latency;
+  return p;
+}
+
+}  // namespace llmsim::engine
