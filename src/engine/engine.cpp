@@ -12,6 +12,7 @@
 
 #include "llmsim/collectives/auto_select.hpp"
 #include "llmsim/engine/plan_runner.hpp"
+#include "llmsim/engine/simulation.hpp"
 #include "llmsim/util/error.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -220,15 +221,8 @@ void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> ins
 }  // namespace
 
 report::Recorder run_workload(const workload::Workload& w, const scenario::Scenario& s, std::vector<bool> traced) {
-  int argc = 2;
-  char name[] = "llmsim";
-  char log_flag[] = "--log=root.thres:critical";
-  char* argv[] = {name, log_flag, nullptr};
-  sg4::Engine engine(&argc, argv);
-  sg4::Engine::set_config("network/model:" + s.network.model);
-  sg4::Engine::set_config("network/crosstraffic:0");
-  sg4::Engine::set_config("network/TCP-gamma:0");
-  const auto platform = platform::build_cluster_platform(s.cluster, s.hardware, s.parallelism.tp);
+  Simulation sim(s, s.parallelism.tp);
+  const auto& platform = sim.platform();
 
   report::Recorder rec(static_cast<int>(w.workers.size()), w.iterations, std::move(traced));
   Runtime rt(w, platform, rec);
@@ -236,10 +230,11 @@ report::Recorder run_workload(const workload::Workload& w, const scenario::Scena
   for (size_t i = 0; i < w.workers.size(); ++i)
     sg4::Actor::create("worker" + std::to_string(i), rt.host(static_cast<int>(i)),
                        [&rt, i]() { rt.run_worker(static_cast<int>(i)); });
-  engine.run();
+  sim.run();
   for (size_t i = 0; i < w.workers.size(); ++i)
     if (!rt.finished(static_cast<int>(i)))
       throw SimulationError("worker " + std::to_string(i) + " did not finish its program (deadlock in the workload)");
+  rec.set_links(sim.link_stats());
   return rec;
 }
 

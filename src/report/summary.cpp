@@ -9,6 +9,28 @@ namespace llmsim::report {
 using nlohmann::json;
 using workload::TimeCategory;
 
+json links_summary(const std::vector<engine::LinkStat>& links) {
+  double total = 0;
+  size_t used = 0;
+  for (const auto& l : links) {
+    total += l.bytes;
+    used += l.bytes > 0;
+  }
+  json hottest = json::array();
+  for (size_t i = 0; i < links.size() && i < 5 && links[i].bytes > 0; ++i)
+    hottest.push_back({{"link", links[i].name}, {"bytes", links[i].bytes}, {"mean_utilisation", links[i].mean_utilisation},
+                       {"peak_utilisation", links[i].peak_utilisation}});
+  return {{"count", links.size()}, {"used", used}, {"total_bytes", total}, {"hottest", hottest}};
+}
+
+std::string links_csv(const std::vector<engine::LinkStat>& links) {
+  std::ostringstream os;
+  os << "link,bandwidth_Bps,bytes,mean_utilisation,peak_utilisation\n";
+  for (const auto& l : links)
+    os << l.name << ',' << l.bandwidth << ',' << l.bytes << ',' << l.mean_utilisation << ',' << l.peak_utilisation << '\n';
+  return os.str();
+}
+
 json training_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan, const Recorder* rec,
                       double wall_time_s) {
   const int gpus = s.cluster.total_gpus();
@@ -75,6 +97,7 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
                                  mean[static_cast<int>(TimeCategory::DpComm)];
     out["time_breakdown_s"] = cats;
     out["simulated_events"] = rec->activities();
+    out["links"] = links_summary(rec->links());
   }
   out["wall_time_s"] = wall_time_s;
   return out;

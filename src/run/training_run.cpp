@@ -33,6 +33,7 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
   if (fits) {
     const int max_gpus = out && s.output.trace ? s.output.trace_max_gpus : 0;
     rec.emplace(engine::run_workload(plan.workload, s, report::traced_workers(plan.workload, max_gpus)));
+    if (out) report::write_text(out->path("links.csv"), report::links_csv(rec->links()));
     if (out && s.output.trace) {
       std::ofstream trace(out->path("trace.json"));
       report::write_trace(trace, plan.workload, *rec, max_gpus);

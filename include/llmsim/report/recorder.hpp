@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "llmsim/engine/simulation.hpp"
 #include "llmsim/workload/program.hpp"
 
 namespace llmsim::report {
@@ -32,6 +33,9 @@ class Recorder {
     if (traced_[e.worker]) events_.push_back(e);
   }
   void count_activity(long long n = 1) { activities_ += n; }
+  void set_links(std::vector<engine::LinkStat> links) { links_ = std::move(links); }
+  /// Per-link traffic of the run, busiest first.
+  const std::vector<engine::LinkStat>& links() const { return links_; }
 
   const std::vector<workload::TimeBreakdown>& busy() const { return busy_; }
   /// End of iteration i: the latest worker's end [s].
@@ -45,6 +49,7 @@ class Recorder {
   std::vector<bool> traced_;
   std::vector<TraceEvent> events_;
   long long activities_ = 0;
+  std::vector<engine::LinkStat> links_;
 };
 
 }  // namespace llmsim::report

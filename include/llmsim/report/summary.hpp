@@ -11,6 +11,7 @@
 //   exposed_comm_time_s       mean over GPUs of tp + pp + dp communication on the compute stream per iteration
 //   time_breakdown_s          mean per GPU per iteration by category (sums to iteration_time_s)
 //   peak_memory_bytes         per pipeline stage (workload/memory.hpp); status "oom" if any exceeds HBM
+//   links                     link statistics (links.csv has every link): bytes, mean and peak utilisation
 // Everything is deterministic except wall_time_s.
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,6 +26,11 @@ namespace llmsim::report {
 /// `rec` is absent when the run was not simulated (status "oom").
 nlohmann::json training_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan,
                                  const Recorder* rec, double wall_time_s);
+
+/// summary.json "links": link count, links used, total bytes and the five hottest (peak, then bytes).
+nlohmann::json links_summary(const std::vector<engine::LinkStat>& links);
+/// links.csv: one row per link direction (name, bandwidth, bytes, mean and peak utilisation).
+std::string links_csv(const std::vector<engine::LinkStat>& links);
 
 /// Human-readable table of a summary (for stdout).
 std::string summary_table(const nlohmann::json& summary);

@@ -1,0 +1,41 @@
+#pragma once
+// One SimGrid simulation: creates the engine (a process-wide singleton in SimGrid 3.32, so one Simulation per
+// process), applies the network configuration, tracks every link's load and builds the cluster platform.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "llmsim/platform/cluster_platform.hpp"
+#include "llmsim/scenario/scenario.hpp"
+
+namespace simgrid::s4u {
+class Engine;
+}
+
+namespace llmsim::engine {
+
+/// Traffic through one link direction over the whole run.
+struct LinkStat {
+  std::string name;
+  double bandwidth = 0;         ///< [bytes/s]
+  double bytes = 0;             ///< carried [bytes]
+  double mean_utilisation = 0;  ///< bytes / (bandwidth * simulated time)
+  double peak_utilisation = 0;  ///< highest instantaneous load / bandwidth
+};
+
+class Simulation {
+ public:
+  /// Network model from s.network: CM02 (no TCP factors), LV08 or IB; cross-traffic and the TCP window off.
+  Simulation(const scenario::Scenario& s, int lane_width);
+  ~Simulation();
+  const platform::ClusterPlatform& platform() const { return platform_; }
+  void run();
+  /// Every link with its traffic, busiest (peak utilisation, then bytes) first; call after run().
+  std::vector<LinkStat> link_stats() const;
+
+ private:
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  platform::ClusterPlatform platform_;
+};
+
+}  // namespace llmsim::engine

@@ -1,0 +1,50 @@
+#include "llmsim/engine/simulation.hpp"
+
+#include <simgrid/plugins/load.h>
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+
+namespace sg4 = simgrid::s4u;
+
+namespace llmsim::engine {
+
+Simulation::Simulation(const scenario::Scenario& s, int lane_width) {
+  int argc = 2;
+  static char name[] = "llmsim";
+  static char log_flag[] = "--log=root.thres:critical";
+  char* argv[] = {name, log_flag, nullptr};
+  engine_ = std::make_unique<sg4::Engine>(&argc, argv);
+  sg4::Engine::set_config("network/model:" + s.network.model);
+  sg4::Engine::set_config("network/crosstraffic:0");
+  sg4::Engine::set_config("network/TCP-gamma:0");
+  sg_link_load_plugin_init();
+  platform_ = platform::build_cluster_platform(s.cluster, s.hardware, lane_width);
+  for (const auto* link : engine_->get_all_links()) sg_link_load_track(link);
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::run() { engine_->run(); }
+
+std::vector<LinkStat> Simulation::link_stats() const {
+  const double now = sg4::Engine::get_clock();
+  std::vector<LinkStat> out;
+  for (const auto* link : engine_->get_all_links()) {
+    LinkStat st;
+    st.name = link->get_name();
+    st.bandwidth = link->get_bandwidth();
+    st.bytes = sg_link_get_cum_load(link);
+    st.mean_utilisation = now > 0 ? st.bytes / (st.bandwidth * now) : 0;
+    st.peak_utilisation = sg_link_get_max_instantaneous_load(link) / st.bandwidth;
+    out.push_back(st);
+  }
+  std::sort(out.begin(), out.end(), [](const LinkStat& a, const LinkStat& b) {
+    if (a.peak_utilisation != b.peak_utilisation) return a.peak_utilisation > b.peak_utilisation;
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    return a.name < b.name;
+  });
+  return out;
+}
+
+}  // namespace llmsim::engine
