@@ -1,8 +1,8 @@
 #pragma once
 // An output directory that appears whole or not at all: files are written into a sibling staging directory
 // that is renamed onto the final path by commit(); without commit() the staging directory is removed.
-// An existing path is only replaced if it is empty or a previous llmsim output (summary.json, trace.json,
-// scenario.resolved.json and nothing else); otherwise the constructor throws ScenarioError ("--out DIR: ...").
+// An existing path is only replaced if it is empty or a previous llmsim output (summary.json and only files
+// llmsim writes: trace.json, scenario.resolved.json, links.csv, bench.csv); otherwise the constructor throws ScenarioError ("--out DIR: ...").
 #include <string>
 
 namespace llmsim::report {
