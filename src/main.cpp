@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "llmsim/cli/commands.hpp"
+#include "llmsim/collectives/collective.hpp"
 #include "llmsim/util/error.hpp"
 
 int main(int argc, char** argv) {
@@ -29,6 +30,24 @@ int main(int argc, char** argv) {
   validate->add_option("scenario", validate_opts.scenario, "scenario JSON file")->required();
   validate->add_option("--set", validate_opts.overrides, "override a field: json.path=value (repeatable)");
 
+  llmsim::cli::BenchCliOptions bench_opts;
+  auto* bench = app.add_subcommand("bench-collective", "nccl-tests-style sweep of one collective on a scenario's cluster");
+  bench->add_option("scenario", bench_opts.scenario.scenario, "scenario JSON file (its hardware and cluster are used)")
+      ->required();
+  bench->add_option("--set", bench_opts.scenario.overrides, "override a field: json.path=value (repeatable)");
+  bench->add_option("--collective", bench_opts.collective, "collective")
+      ->check(CLI::IsMember(llmsim::collectives::kind_names()));
+  bench->add_option("--algorithm", bench_opts.algorithm, "algorithm (auto = NCCL-style choice per size)")
+      ->check(CLI::IsMember(llmsim::collectives::algorithm_names()));
+  bench->add_option("--ranks", bench_opts.ranks, "ranks: the first N GPUs (default: all)")->check(CLI::PositiveNumber);
+  bench->add_option("--min", bench_opts.min, "smallest size per rank, e.g. 1K");
+  bench->add_option("--max", bench_opts.max, "largest size per rank, e.g. 8G");
+  bench->add_option("--factor", bench_opts.factor, "size multiplier between steps")->check(CLI::Range(1.01, 1e6));
+  bench->add_option("--window", bench_opts.window, "direct algorithms: concurrent peers (0 = all)")->check(CLI::NonNegativeNumber);
+  bench->add_option("--csv", bench_opts.csv, "also write the table as CSV to this file");
+  bench->add_option("--log-level", bench_opts.scenario.log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+
   std::string what;
   auto* list = app.add_subcommand("list", "list presets and registered strategies");
   list->add_option("what", what, "hardware, models, topologies or strategies")
@@ -50,6 +69,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return llmsim::cli::run_command(run_opts);
     if (*validate) return llmsim::cli::validate_command(validate_opts);
+    if (*bench) return llmsim::cli::bench_command(bench_opts);
     return llmsim::cli::list_command(what, std::cout);
   } catch (const llmsim::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -4,7 +4,10 @@
 
 #include <iostream>
 
+#include "llmsim/bench/collective_bench.hpp"
+#include "llmsim/report/output_dir.hpp"
 #include "llmsim/report/summary.hpp"
+#include "llmsim/util/error.hpp"
 #include "llmsim/run/training_run.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
@@ -17,6 +20,24 @@ int run_command(const RunOptions& o) {
   const std::string out = o.out.empty() ? "results/" + s.name : o.out;
   const auto summary = run::run_training(s, out);
   std::cout << report::summary_table(summary) << "  outputs in " << out << "/\n";
+  return 0;
+}
+
+int bench_command(const BenchCliOptions& o) {
+  spdlog::set_level(spdlog::level::from_str(o.scenario.log_level));
+  const auto s = scenario::load_scenario(o.scenario.scenario, o.scenario.overrides);
+  bench::BenchOptions b;
+  b.kind = collectives::kind_from_name(o.collective);
+  b.algorithm = collectives::algorithm_from_name(o.algorithm);
+  b.ranks = o.ranks;
+  b.min_bytes = bench::parse_size(o.min, "--min");
+  b.max_bytes = bench::parse_size(o.max, "--max");
+  b.factor = o.factor;
+  b.window = o.window;
+  if (b.max_bytes < b.min_bytes) throw ScenarioError("--max", "must be at least --min");
+  const auto rows = bench::bench_collective(s, b);
+  std::cout << bench::bench_table(rows, b, b.ranks > 0 ? b.ranks : s.cluster.total_gpus());
+  if (!o.csv.empty()) report::write_text(o.csv, bench::bench_csv(rows));
   return 0;
 }
 

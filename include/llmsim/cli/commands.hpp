@@ -14,7 +14,20 @@ struct RunOptions {
   std::string log_level = "info";
 };
 
+struct BenchCliOptions {
+  RunOptions scenario;          ///< scenario file and --set overrides
+  std::string collective = "all-reduce";
+  std::string algorithm = "auto";
+  int ranks = 0;
+  std::string min = "1K", max = "8G";
+  double factor = 2;
+  int window = 0;
+  std::string csv;              ///< also write the table as CSV to this file
+};
+
 int run_command(const RunOptions& o);
+/// nccl-tests-style sweep of one collective (bench/collective_bench.hpp).
+int bench_command(const BenchCliOptions& o);
 int validate_command(const RunOptions& o);
 /// Lists presets (hardware, models, topologies) or registered strategies with their parameters.
 int list_command(const std::string& what, std::ostream& out);
