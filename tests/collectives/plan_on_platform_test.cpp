@@ -1,0 +1,135 @@
+// Collective plans run on the SimGrid platform against their alpha-beta formulas on uncongested links, flow
+// sharing, and an oversubscribed spine. One simulation per test (process).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../support/scenarios.hpp"
+#include "llmsim/collectives/alpha_beta.hpp"
+#include "llmsim/engine/plan_runner.hpp"
+#include "llmsim/engine/simulation.hpp"
+
+using namespace llmsim;
+using collectives::Algorithm;
+using collectives::Kind;
+namespace sg4 = simgrid::s4u;
+
+namespace {
+/// Runs one collective over GPU `local` of each of the first `nodes` nodes (or over `ranks` GPUs in rank order
+/// when ranks > 0) and returns its simulated time.
+double run_collective(const scenario::Scenario& s, Kind kind, Algorithm a, double bytes, int nodes, int ranks = 0,
+                      int window = 0) {
+  engine::Simulation sim(s, 1);
+  const auto& p = sim.platform();
+  collectives::GroupLayout layout;
+  layout.window = window;
+  std::vector<sg4::Host*> endpoints;
+  const int n = ranks > 0 ? ranks : nodes;
+  const int g = s.cluster.gpus_per_node;
+  for (int r = 0; r < n; ++r) {
+    const int node = ranks > 0 ? r / g : r, local = ranks > 0 ? r % g : 0;
+    layout.node_of_member.push_back(node);
+    endpoints.push_back(p.host(node, local));
+  }
+  const auto plan = collectives::make_plan(kind, a, layout, bytes);
+  double elapsed = -1;
+  sg4::Actor::create("driver", endpoints[0], [&]() {
+    engine::run_plan(plan, endpoints, 1);
+    elapsed = sg4::Engine::get_clock();
+  });
+  sim.run();
+  return elapsed;
+}
+
+scenario::Scenario cluster_of(int nodes, std::vector<std::string> extra = {}) {
+  extra.insert(extra.begin(), {"cluster.nodes=" + std::to_string(nodes), "parallelism.tp=1", "parallelism.pp=1",
+                               "training.global_batch=" + std::to_string(8 * nodes)});
+  return test::shipped("scenarios/default.json", extra);
+}
+
+double nic(const scenario::Scenario& s) { return s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency; }
+double leaf_alpha(const scenario::Scenario& s) { return 2 * s.cluster.nic_latency + s.cluster.switch_latency; }
+}  // namespace
+
+TEST(PlanOnPlatform, DoubleBinaryTreeAllReduce) {
+  const auto s = cluster_of(8);
+  const double S = 128e6;
+  // Each rank receives S/2 from each of its two children in one tree: 2 S/B + 2 floor(log2 8) alpha.
+  EXPECT_NEAR(run_collective(s, Kind::AllReduce, Algorithm::Tree, S, 8), 2 * S / nic(s) + 2 * 3 * leaf_alpha(s), 1e-9);
+}
+
+TEST(PlanOnPlatform, HalvingDoublingAllReduce) {
+  const auto s = cluster_of(8);
+  const double S = 128e6;
+  EXPECT_NEAR(run_collective(s, Kind::AllReduce, Algorithm::HalvingDoubling, S, 8),
+              2 * 7.0 / 8 * S / nic(s) + 2 * 3 * leaf_alpha(s), 1e-9);
+}
+
+TEST(PlanOnPlatform, DirectAllReduceAllPeersAtOnce) {
+  const auto s = cluster_of(4);
+  const double S = 64e6;
+  EXPECT_NEAR(run_collective(s, Kind::AllReduce, Algorithm::Direct, S, 4), 2 * 3.0 / 4 * S / nic(s) + 2 * leaf_alpha(s),
+              1e-9);
+}
+
+TEST(PlanOnPlatform, WindowedDirectAllToAll) {
+  const auto s = cluster_of(4);
+  const double S = 64e6;
+  // One peer at a time: 3 rounds of S/4 each.
+  EXPECT_NEAR(run_collective(s, Kind::AllToAll, Algorithm::Direct, S, 4, 0, 1), 3.0 / 4 * S / nic(s) + 3 * leaf_alpha(s),
+              1e-9);
+}
+
+TEST(PlanOnPlatform, RingBroadcastIsAPipelinedChain) {
+  const auto s = cluster_of(4);
+  const double S = 64e6;
+  EXPECT_NEAR(run_collective(s, Kind::Broadcast, Algorithm::Ring, S, 4), S / nic(s) + 3 * leaf_alpha(s), 1e-9);
+}
+
+TEST(PlanOnPlatform, AlphaBetaTimeOfHalvingDoublingAllGatherMatches) {
+  const auto s = cluster_of(8);
+  const double S = 32e6;
+  EXPECT_NEAR(run_collective(s, Kind::AllGather, Algorithm::HalvingDoubling, S, 8),
+              collectives::alpha_beta_time(Kind::AllGather, Algorithm::HalvingDoubling, 8, S, nic(s), leaf_alpha(s)), 1e-9);
+}
+
+TEST(FlowSharing, TwoFlowsOnOneLinkEachGetHalfTheBandwidth) {
+  const auto s = cluster_of(3);
+  engine::Simulation sim(s, 1);
+  const auto& p = sim.platform();
+  const double S = 100e6;
+  double t1 = 0, t2 = 0;
+  sg4::Actor::create("a", p.host(0, 0), [&]() {
+    // Both leave through GPU 0's NIC of node 0: each gets B/2 while both run.
+    auto c1 = sg4::Comm::sendto_async(p.host(0, 0), p.host(1, 0), static_cast<uint64_t>(S));
+    auto c2 = sg4::Comm::sendto_async(p.host(0, 0), p.host(2, 0), static_cast<uint64_t>(S));
+    c1->wait();
+    t1 = sg4::Engine::get_clock();
+    c2->wait();
+    t2 = sg4::Engine::get_clock();
+  });
+  sim.run();
+  EXPECT_NEAR(t1, 2 * S / nic(s) + leaf_alpha(s), 1e-9);
+  EXPECT_NEAR(t2, t1, 1e-9);
+}
+
+namespace {
+/// Ring all-reduce of 16 ranks on 2 nodes, each node alone under its leaf (radix 2), zero latencies: 8 channels
+/// each cross the spine; the uplink carries 8 NICs' worth of flows at 1/o of their bandwidth.
+double cross_leaf_allreduce(double oversubscription) {
+  const auto s = cluster_of(2, {"cluster.leaf_radix=2", "cluster.oversubscription=" + std::to_string(oversubscription),
+                                "cluster.nic_latency_us=0", "cluster.switch_latency_us=0", "hardware.nvlink_latency_us=0"});
+  return run_collective(s, Kind::AllReduce, Algorithm::Ring, 1e9, 2, 16);
+}
+double expected_cross_leaf(double o) {
+  const auto s = cluster_of(2);
+  return 2 * 15.0 / 16 * (1e9 / 8) / (nic(s) / o);  // per-channel edge bytes at the uplink share B/o
+}
+}  // namespace
+
+TEST(Oversubscription, NonBlockingSpineRunsAtNicSpeed) { EXPECT_NEAR(cross_leaf_allreduce(1), expected_cross_leaf(1), 1e-9); }
+
+TEST(Oversubscription, SpineOversubscribedTwiceTakesTwiceAsLong) {
+  EXPECT_NEAR(cross_leaf_allreduce(2), expected_cross_leaf(2), 1e-9);
+  EXPECT_NEAR(expected_cross_leaf(2) / expected_cross_leaf(1), 2.0, 1e-12);
+}
