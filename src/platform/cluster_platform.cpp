@@ -58,7 +58,11 @@ Zone build_node(sg4::NetZone* parent, int node, const scenario::Cluster& c, cons
   out.switches.push_back(nvswitch);
   using Dir = sg4::LinkInRoute::Direction;
   for (int g = 0; g < lanes; ++g) {
-    zone->add_route(hosts[g]->get_netpoint(), nvswitch->get_netpoint(), nullptr, nullptr, {{nvl[g], Dir::UP}}, true);
+    // The switch port's reduction throughput bounds in-switch traffic below the NVLink rate.
+    auto* port = duplex(zone, prefix + "-nvls" + std::to_string(g * w),
+                        w * hw.nvlink_bandwidth * hw.calibration.in_switch_efficiency, 0.0);
+    zone->add_route(hosts[g]->get_netpoint(), nvswitch->get_netpoint(), nullptr, nullptr,
+                    {{nvl[g], Dir::UP}, {port, Dir::UP}}, true);
     for (int j = g + 1; j < lanes; ++j)
       zone->add_route(hosts[g]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr,
                       {{nvl[g], Dir::UP}, {nvl[j], Dir::DOWN}}, true);

@@ -17,6 +17,9 @@ FieldList calibration_fields() {
       Field::number("nvlink_efficiency", "fraction", "fraction of NVLink bandwidth NCCL intra-node collectives reach").above(0).at_most(1),
       Field::number("network_efficiency", "fraction", "fraction of NIC line rate inter-node transfers reach").above(0).at_most(1),
       Field::number("kernel_overhead_us", "us", "fixed cost per kernel launch").at_least(0),
+      Field::number("in_switch_efficiency", "fraction",
+                    "fraction of NVLink bandwidth in-switch reduction (NVLS) reaches per GPU port")
+          .above(0).at_most(1).with_default(1.0),
       Field::string("source", "what the calibration was fitted to (docs/calibration.md)"),
   };
 }

@@ -63,6 +63,7 @@ Scenario to_typed(const json& raw) {
   h.calibration.nvlink_efficiency = cal["nvlink_efficiency"];
   h.calibration.network_efficiency = cal["network_efficiency"];
   h.calibration.kernel_overhead = cal["kernel_overhead_us"].get<double>() * 1e-6;
+  h.calibration.in_switch_efficiency = cal["in_switch_efficiency"];
 
   const json& cl = raw["cluster"];
   Cluster& c = s.cluster;

@@ -17,6 +17,7 @@ struct Calibration {
   double nvlink_efficiency = 0;   ///< fraction of NVLink bandwidth reached by NCCL intra-node collectives
   double kernel_overhead = 0;     ///< fixed cost per kernel launch [s]
   double network_efficiency = 0;  ///< fraction of NIC line rate reached by inter-node transfers, 0..1
+  double in_switch_efficiency = 1;  ///< fraction of NVLink bandwidth an NVLS (in-switch) reduction reaches
 };
 
 struct Hardware {
