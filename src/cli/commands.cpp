@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "llmsim/bench/collective_bench.hpp"
+#include "llmsim/platform/topology.hpp"
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/report/summary.hpp"
 #include "llmsim/util/error.hpp"
@@ -49,15 +50,23 @@ int validate_command(const RunOptions& o) {
   return 0;
 }
 
+namespace {
+/// Every registered name of a family with its description and parameter table.
+template <class Interface>
+void list_registry(const std::string& family, std::ostream& out) {
+  out << family << ":\n";
+  for (const auto& [name, e] : strategy::Registry<Interface>::instance().entries()) {
+    out << "  " << name << " - " << e.description << "\n";
+    for (const auto& f : e.params)
+      out << "      " << f.key << ": " << scenario::describe_allowed(f)
+          << (f.default_value ? ", default " + f.default_value->dump() : "") << " - " << f.help << "\n";
+  }
+}
+}  // namespace
+
 int list_command(const std::string& what, std::ostream& out) {
   if (what == "strategies") {
-    out << "pipeline_schedule:\n";
-    for (const auto& [name, e] : strategy::PipelineScheduleRegistry::instance().entries()) {
-      out << "  " << name << " - " << e.description << "\n";
-      for (const auto& f : e.params)
-        out << "      " << f.key << ": " << scenario::describe_allowed(f)
-            << (f.default_value ? ", default " + f.default_value->dump() : "") << " - " << f.help << "\n";
-    }
+    list_registry<strategy::PipelineSchedule>("pipeline_schedule", out);
     return 0;
   }
   const std::string folder = what == "models" ? "models" : what;
@@ -68,7 +77,7 @@ int list_command(const std::string& what, std::ostream& out) {
     if (desc.size() > 100) desc = desc.substr(0, desc.rfind(' ', 100)) + " ...";
     out << "  " << name << " - " << desc << "\n";
   }
-  if (what == "topologies") out << "topology kinds: fat-tree\n";
+  if (what == "topologies") list_registry<platform::Topology>("topology kinds (cluster.topology.name)", out);
   return 0;
 }
 

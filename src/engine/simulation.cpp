@@ -19,7 +19,7 @@ Simulation::Simulation(const scenario::Scenario& s, int lane_width) {
   sg4::Engine::set_config("network/crosstraffic:0");
   sg4::Engine::set_config("network/TCP-gamma:0");
   sg_link_load_plugin_init();
-  platform_ = platform::build_cluster_platform(s.cluster, s.hardware, lane_width);
+  platform_ = platform::build_platform(s, lane_width);
   for (const auto* link : engine_->get_all_links()) sg_link_load_track(link);
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "llmsim/platform/topology.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/scenario/typed.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
@@ -132,29 +133,35 @@ void expand_presets(json& raw) {
   }
 }
 
-/// The strategies section: one object per family, {"name": ..., <the strategy's own parameters>}.
-Field strategy_family_field(json& raw) {
-  json& strategies = raw["strategies"];
-  if (!strategies.is_object()) throw ScenarioError("/strategies", "expected an object");
-  json& ps = strategies["pipeline_schedule"];
-  if (ps.is_null()) ps = json{{"name", "1f1b"}};
-  if (ps.is_string()) ps = json{{"name", ps.get<std::string>()}};
-  if (!ps.is_object()) throw ScenarioError("/strategies/pipeline_schedule", "expected an object with a \"name\"");
-  const auto& reg = strategy::PipelineScheduleRegistry::instance();
-  FieldList family = {Field::choice("name", reg.names(), "pipeline schedule").with_default("1f1b")};
-  json probe = json{{"name", ps.value("name", json("1f1b"))}};
-  apply_schema(probe, "/strategies/pipeline_schedule", family);
-  const auto* entry = reg.find(probe["name"].get<std::string>());
-  for (const auto& f : entry->params) family.push_back(f);
-  return Field::object("strategies", {Field::object("pipeline_schedule", family, "pipeline schedule")},
-                       "pluggable strategy modules");
+/// A family member chosen by name inside `parent[key]` ({"name": ..., <its own parameters>}, or the bare
+/// name as a string): the field whose children are the name choice plus the chosen entry's parameter table.
+template <class Interface>
+Field family_field(json& parent, const std::string& key, const std::string& path, const std::string& fallback,
+                   const std::string& help) {
+  json& v = parent[key];
+  if (v.is_null()) v = json{{"name", fallback}};
+  if (v.is_string()) v = json{{"name", v.get<std::string>()}};
+  if (!v.is_object()) throw ScenarioError(path, "expected an object with a \"name\", or a name");
+  const auto& reg = strategy::Registry<Interface>::instance();
+  FieldList fields = {Field::choice("name", reg.names(), help).with_default(fallback)};
+  json probe = json{{"name", v.value("name", json(fallback))}};
+  apply_schema(probe, path, fields);
+  for (const auto& f : reg.find(probe["name"].get<std::string>())->params) fields.push_back(f);
+  return Field::object(key, fields, help).with_default(json::object());
 }
 
 FieldList scenario_fields(json& raw) {
   FieldList fields = top_level_fields();
   for (auto& f : fields) {
     if (f.key == "hardware") f.children = hardware_fields();
-    if (f.key == "cluster") f.children = cluster_fields();
+    if (f.key == "cluster") {
+      f.children = cluster_fields();
+      if (raw.contains("cluster") && raw["cluster"].is_object())
+        for (auto& c : f.children)
+          if (c.key == "topology")
+            c = family_field<platform::Topology>(raw["cluster"], "topology", "/cluster/topology", "fat-tree",
+                                                 "network topology between nodes");
+    }
     if (f.key == "model") f.children = model_fields();
     if (f.key == "parallelism") f.children = parallelism_fields();
     if (f.key == "training") f.children = training_fields();
@@ -162,7 +169,9 @@ FieldList scenario_fields(json& raw) {
     if (f.key == "output") f.children = output_fields();
     if (f.key == "strategies") {
       if (!raw.contains("strategies")) raw["strategies"] = json::object();
-      f = strategy_family_field(raw).with_default(json::object());
+      if (!raw["strategies"].is_object()) throw ScenarioError("/strategies", "expected an object");
+      f.children = {family_field<strategy::PipelineSchedule>(raw["strategies"], "pipeline_schedule",
+                                                             "/strategies/pipeline_schedule", "1f1b", "pipeline schedule")};
     }
   }
   return fields;
@@ -180,6 +189,7 @@ Scenario resolve(json raw) {
   check_cross_fields(s);
   s.resolved = raw;
   strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
+  platform::make_topology(s);           // the topology's own cross-field rules
   return s;
 }
 

@@ -70,17 +70,15 @@ FieldList cluster_fields() {
       text("name", "preset name"),
       text("description", "free text"),
       text("source", "where the numbers come from"),
-      Field::choice("topology", {"fat-tree"}, "network topology between nodes").with_default("fat-tree"),
+      Field::object("topology", {}, "network between nodes: a name and its parameters (llmsim list topologies)"),
+      Field::choice("intra_node", {"nvswitch", "nvlink-mesh"}, "GPUs of a node behind an NVSwitch or a point-to-point NVLink mesh")
+          .with_default("nvswitch"),
       Field::integer("nodes", "number of nodes").at_least(1),
       Field::integer("gpus_per_node", "GPUs per node behind a non-blocking NVSwitch; auto = hardware.gpus_per_node")
           .at_least(1).or_auto().with_default("auto"),
       Field::integer("nics_per_node", "compute NICs per node; auto = hardware.nics_per_node").at_least(1).or_auto().with_default("auto"),
       Field::number("nic_Gbps", "Gbit/s", "NIC line rate; auto = hardware.nic_Gbps").above(0).or_auto().with_default("auto"),
       Field::number("nic_latency_us", "us", "NIC and cable, one way").at_least(0).with_default(1.0),
-      Field::number("switch_latency_us", "us", "one switch traversal").at_least(0).with_default(0.5),
-      Field::boolean("rail_optimized", "NIC i of every node in a leaf group goes to leaf switch i").with_default(true),
-      Field::integer("leaf_radix", "ports per leaf switch (half face the nodes)").at_least(2).with_default(40),
-      Field::number("oversubscription", "ratio", "leaf down:up bandwidth ratio").at_least(1).with_default(1.0),
   };
 }
 

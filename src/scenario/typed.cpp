@@ -67,16 +67,16 @@ Scenario to_typed(const json& raw) {
 
   const json& cl = raw["cluster"];
   Cluster& c = s.cluster;
-  c.topology = cl["topology"];
+  json topo = cl["topology"];
+  c.topology.name = topo["name"];
+  topo.erase("name");
+  c.topology.params = topo;
+  c.intra_node = cl["intra_node"];
   c.nodes = cl["nodes"];
   c.gpus_per_node = cl["gpus_per_node"];
   c.nics_per_node = cl["nics_per_node"];
   c.nic_bandwidth = cl["nic_Gbps"].get<double>() * 1e9 / 8;
   c.nic_latency = cl["nic_latency_us"].get<double>() * 1e-6;
-  c.switch_latency = cl["switch_latency_us"].get<double>() * 1e-6;
-  c.rail_optimized = cl["rail_optimized"];
-  c.leaf_radix = cl["leaf_radix"];
-  c.oversubscription = cl["oversubscription"];
 
   const json& m = raw["model"];
   Model& md = s.model;
@@ -159,6 +159,8 @@ void check_cross_fields(const Scenario& s) {
                                                  str(m.max_seq_len));
   if (p.sequence_parallel && t.seq_len % p.tp != 0)
     throw ScenarioError("/training/seq_len", "sequence parallelism needs seq_len divisible by tp");
+  if (s.cluster.intra_node == "nvlink-mesh" && s.cluster.gpus_per_node < 2)
+    throw ScenarioError("/cluster/intra_node", "an NVLink mesh needs at least 2 GPUs per node");
   if (!s.hardware.peak_flops.count(t.precision))
     throw ScenarioError("/training/precision", "the " + s.hardware.name + " preset has no " + t.precision +
                                                    " peak (hardware/peak_TFLOPS lists what it supports)");

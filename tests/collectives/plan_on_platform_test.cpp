@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../support/scenarios.hpp"
+#include "llmsim/platform/fat_tree.hpp"
 #include "llmsim/collectives/alpha_beta.hpp"
 #include "llmsim/engine/plan_runner.hpp"
 #include "llmsim/engine/simulation.hpp"
@@ -48,7 +49,7 @@ scenario::Scenario cluster_of(int nodes, std::vector<std::string> extra = {}) {
 }
 
 double nic(const scenario::Scenario& s) { return s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency; }
-double leaf_alpha(const scenario::Scenario& s) { return 2 * s.cluster.nic_latency + s.cluster.switch_latency; }
+double leaf_alpha(const scenario::Scenario& s) { return 2 * s.cluster.nic_latency + platform::fat_tree_params(s.cluster).switch_latency; }
 }  // namespace
 
 TEST(PlanOnPlatform, DoubleBinaryTreeAllReduce) {
@@ -117,8 +118,8 @@ namespace {
 /// Ring all-reduce of 16 ranks on 2 nodes, each node alone under its leaf (radix 2), zero latencies: 8 channels
 /// each cross the spine; the uplink carries 8 NICs' worth of flows at 1/o of their bandwidth.
 double cross_leaf_allreduce(double oversubscription) {
-  const auto s = cluster_of(2, {"cluster.leaf_radix=2", "cluster.oversubscription=" + std::to_string(oversubscription),
-                                "cluster.nic_latency_us=0", "cluster.switch_latency_us=0", "hardware.nvlink_latency_us=0"});
+  const auto s = cluster_of(2, {"cluster.topology.leaf_radix=2", "cluster.topology.oversubscription=" + std::to_string(oversubscription),
+                                "cluster.nic_latency_us=0", "cluster.topology.switch_latency_us=0", "hardware.nvlink_latency_us=0"});
   return run_collective(s, Kind::AllReduce, Algorithm::Ring, 1e9, 2, 16);
 }
 double expected_cross_leaf(double o) {

@@ -6,6 +6,7 @@
 
 #include "../support/scenarios.hpp"
 #include "llmsim/platform/cluster_platform.hpp"
+#include "llmsim/platform/fat_tree.hpp"
 
 using namespace llmsim;
 namespace sg4 = simgrid::s4u;
@@ -33,10 +34,11 @@ TEST(ClusterPlatform, HopsBandwidthAndLatencyOfEachRouteKind) {
   char name[] = "test";
   char* argv[] = {name, nullptr};
   sg4::Engine e(&argc, argv);
-  const auto p = platform::build_cluster_platform(s.cluster, s.hardware, 1);
+  const auto p = platform::build_platform(s, 1);
   ASSERT_EQ(p.hosts.size(), 48u * 8);
-  EXPECT_EQ(p.nodes_per_group, 20);
+  EXPECT_EQ(platform::nodes_per_leaf_group(s.cluster, platform::fat_tree_params(s.cluster)), 20);
   const auto& c = s.cluster;
+  const double switch_latency = platform::fat_tree_params(c).switch_latency;
   const double eff_nic = c.nic_bandwidth * s.hardware.calibration.network_efficiency;
   const double eff_nvl = s.hardware.nvlink_bandwidth * s.hardware.calibration.nvlink_efficiency;
 
@@ -48,25 +50,25 @@ TEST(ClusterPlatform, HopsBandwidthAndLatencyOfEachRouteKind) {
   const Route leaf = route(p.host(0, 3), p.host(19, 3));  // NIC, leaf, NIC
   EXPECT_EQ(leaf.hops, 3u);
   EXPECT_DOUBLE_EQ(leaf.bandwidth, eff_nic);
-  EXPECT_DOUBLE_EQ(leaf.latency, 2 * c.nic_latency + c.switch_latency);
+  EXPECT_DOUBLE_EQ(leaf.latency, 2 * c.nic_latency + switch_latency);
 
   const Route spine = route(p.host(0, 3), p.host(45, 3));  // NIC, leaf, uplink, spine, uplink, leaf, NIC
   EXPECT_EQ(spine.hops, 7u);
   EXPECT_DOUBLE_EQ(spine.bandwidth, eff_nic);
-  EXPECT_DOUBLE_EQ(spine.latency, 2 * c.nic_latency + 3 * c.switch_latency);  // leaf, spine, leaf
+  EXPECT_DOUBLE_EQ(spine.latency, 2 * c.nic_latency + 3 * switch_latency);  // leaf, spine, leaf
 }
 
 TEST(ClusterPlatform, OversubscribedUplinkAndSharedNics) {
   // Radix 48 at oversubscription 2: 32 down-ports per leaf; without rails 8 NICs per node -> 4 nodes per leaf.
-  const auto s = test::shipped("scenarios/default.json", {"cluster.nodes=8", "cluster.oversubscription=2",
-                                                          "cluster.leaf_radix=48", "cluster.rail_optimized=false",
+  const auto s = test::shipped("scenarios/default.json", {"cluster.nodes=8", "cluster.topology.oversubscription=2",
+                                                          "cluster.topology.leaf_radix=48", "cluster.topology.rail_optimized=false",
                                                           "cluster.nics_per_node=4"});
-  EXPECT_EQ(platform::nodes_per_leaf_group(s.cluster), 8);  // 32 down-ports / 4 NICs
+  EXPECT_EQ(platform::nodes_per_leaf_group(s.cluster, platform::fat_tree_params(s.cluster)), 8);  // 32 down-ports / 4 NICs
   int argc = 1;
   char name[] = "test";
   char* argv[] = {name, nullptr};
   sg4::Engine e(&argc, argv);
-  const auto p = platform::build_cluster_platform(s.cluster, s.hardware, 2);  // hosts = pairs of GPUs
+  const auto p = platform::build_platform(s, 2);  // hosts = pairs of GPUs
   ASSERT_EQ(p.hosts.size(), 8u * 4);
   EXPECT_EQ(p.host(3, 5), p.host(3, 4));
   // Lanes of 2 GPUs over 4 NICs of 8 GPUs: one NIC per lane.

@@ -2,6 +2,8 @@
 // exact JSON-pointer paths of every kind of input error.
 #include <gtest/gtest.h>
 
+#include "llmsim/platform/fat_tree.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -67,11 +69,11 @@ TEST(LoaderDefault, ConvertsUnitsToSi) {
   EXPECT_EQ(s.cluster.nics_per_node, 8);
   EXPECT_DOUBLE_EQ(s.cluster.nic_bandwidth, 2.5e10);
   EXPECT_DOUBLE_EQ(s.cluster.nic_latency, 1.0e-6);
-  EXPECT_DOUBLE_EQ(s.cluster.switch_latency, 0.5e-6);
-  EXPECT_EQ(s.cluster.leaf_radix, 40);
-  EXPECT_TRUE(s.cluster.rail_optimized);
-  EXPECT_DOUBLE_EQ(s.cluster.oversubscription, 1.0);
-  EXPECT_EQ(s.cluster.topology, "fat-tree");
+  EXPECT_DOUBLE_EQ(llmsim::platform::fat_tree_params(s.cluster).switch_latency, 0.5e-6);
+  EXPECT_EQ(llmsim::platform::fat_tree_params(s.cluster).leaf_radix, 40);
+  EXPECT_TRUE(llmsim::platform::fat_tree_params(s.cluster).rail_optimized);
+  EXPECT_DOUBLE_EQ(llmsim::platform::fat_tree_params(s.cluster).oversubscription, 1.0);
+  EXPECT_EQ(s.cluster.topology.name, "fat-tree");
   // grad_bucket_MB default 40 -> bytes.
   EXPECT_DOUBLE_EQ(s.training.grad_bucket_bytes, 40e6);
 }
@@ -116,7 +118,7 @@ TEST(LoaderDefault, ResolvedJsonHasEveryDefault) {
   EXPECT_EQ(r["cluster"]["gpus_per_node"], 8);
   EXPECT_EQ(r["cluster"]["nics_per_node"], 8);
   EXPECT_EQ(r["cluster"]["nic_Gbps"], 200);
-  EXPECT_EQ(r["cluster"]["topology"], "fat-tree");
+  EXPECT_EQ(r["cluster"]["topology"]["name"], "fat-tree");
   EXPECT_EQ(r["model"]["kv_heads"], 24);
   EXPECT_EQ(r["model"]["ffn_hidden"], 9216);
   EXPECT_EQ(r["training"]["distributed_optimizer"], false);
@@ -400,7 +402,7 @@ TEST(LoaderOverride, IntoPresetObjectSection) {
   const auto s = sc::resolve(raw);
   EXPECT_EQ(s.cluster.nodes, 4);
   EXPECT_EQ(s.parallelism.dp, 8);
-  EXPECT_EQ(s.cluster.leaf_radix, 40);
+  EXPECT_EQ(llmsim::platform::fat_tree_params(s.cluster).leaf_radix, 40);
 }
 
 TEST(LoaderOverride, CreatesMissingSection) {

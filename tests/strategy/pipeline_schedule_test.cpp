@@ -27,7 +27,7 @@ std::unique_ptr<strategy::PipelineSchedule> schedule_named(const std::string& na
 /// cluster; returns the iteration time.
 double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb) {
   const auto s = test::shipped("scenarios/default.json",
-                               {"cluster.nodes=" + std::to_string(p), "cluster.nic_latency_us=0", "cluster.switch_latency_us=0",
+                               {"cluster.nodes=" + std::to_string(p), "cluster.nic_latency_us=0", "cluster.topology.switch_latency_us=0",
                                 "hardware.nvlink_latency_us=0", "parallelism.tp=8", "parallelism.pp=1",
                                 "training.global_batch=240"});
   const int v = sch.chunks_per_stage();

@@ -34,18 +34,21 @@ struct Hardware {
   Calibration calibration;
 };
 
-/// Two-level leaf/spine cluster of `nodes` nodes with `gpus_per_node` GPUs behind a non-blocking NVSwitch.
+/// A strategy (or topology) chosen by name with its parameters (already validated against its field table).
+struct StrategyChoice {
+  std::string name;
+  nlohmann::json params;
+};
+
+/// `nodes` nodes of `gpus_per_node` GPUs, joined by the network of `topology` (platform/topology.hpp).
 struct Cluster {
-  std::string topology = "fat-tree";
+  StrategyChoice topology;       ///< name + that topology's parameters (e.g. fat-tree oversubscription)
+  std::string intra_node = "nvswitch";  ///< "nvswitch" or "nvlink-mesh"
   int nodes = 0;
   int gpus_per_node = 0;
   int nics_per_node = 0;
   double nic_bandwidth = 0;      ///< [bytes/s] per direction
   double nic_latency = 0;        ///< NIC + cable, one way [s]
-  double switch_latency = 0;     ///< per switch traversal [s]
-  bool rail_optimized = true;
-  int leaf_radix = 0;            ///< ports per leaf switch (half down, half up at oversubscription 1)
-  double oversubscription = 1;   ///< leaf down:up bandwidth ratio (>= 1)
   int total_gpus() const { return nodes * gpus_per_node; }
 };
 
@@ -77,12 +80,6 @@ struct Training {
   double grad_bucket_bytes = 0;
   bool scatter_gather_p2p = true;      ///< Megatron's scatter/gather of inter-stage activations over tp ranks
   int micro_batches_per_pipeline(int dp) const { return global_batch / (micro_batch * dp); }
-};
-
-/// A strategy chosen by name with its parameters (already validated against the strategy's field table).
-struct StrategyChoice {
-  std::string name;
-  nlohmann::json params;
 };
 
 struct Strategies {

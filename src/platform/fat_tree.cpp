@@ -1,0 +1,108 @@
+#include "llmsim/platform/fat_tree.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "llmsim/platform/node.hpp"
+#include "llmsim/platform/topology.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace llmsim::platform {
+
+FatTreeParams fat_tree_params(const scenario::Cluster& c) {
+  const auto& j = c.topology.params;
+  return {j.at("rail_optimized"), j.at("leaf_radix"), j.at("oversubscription"), j.at("switch_latency_us").get<double>() * 1e-6};
+}
+
+int nodes_per_leaf_group(const scenario::Cluster& c, const FatTreeParams& p) {
+  const double o = p.oversubscription;
+  const int down_ports = std::max(1, static_cast<int>(std::floor(p.leaf_radix * o / (1 + o))));
+  return p.rail_optimized ? down_ports : std::max(1, down_ports / c.nics_per_node);
+}
+
+namespace {
+
+struct Zone {
+  sg4::NetZone* zone;
+  NetPoint* gateway;
+};
+
+class FatTree final : public Topology {
+ public:
+  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) const override {
+    const auto p = fat_tree_params(c);
+    ClusterPlatform out;
+    out.lane_width = lane_width;
+    out.nodes = c.nodes;
+    out.gpus_per_node = c.gpus_per_node;
+    const int per_group = nodes_per_leaf_group(c, p);
+    const int groups = (c.nodes + per_group - 1) / per_group;
+    using Dir = sg4::LinkInRoute::Direction;
+    auto* root = sg4::create_full_zone("cluster");
+    auto* spine = fatpipe_link(root, "spine", p.switch_latency);
+    std::vector<Zone> group_zones;
+    std::vector<sg4::Link*> uplinks;
+    for (int gi = 0; gi < groups; ++gi) {
+      const std::string prefix = "group" + std::to_string(gi);
+      auto* gz = sg4::create_full_zone(prefix);
+      gz->set_parent(root);
+      // The group's gateway is a router in a child zone of its own: SimGrid routes from a node zone only to
+      // another zone, never to a bare router of the parent.
+      auto* switch_zone = sg4::create_full_zone(prefix + "-switch");
+      switch_zone->set_parent(gz);
+      auto* gw = switch_zone->create_router(prefix + "-gw");
+      switch_zone->seal();
+      auto* leaf = fatpipe_link(gz, prefix + "-leaf", p.switch_latency);
+      const int first = gi * per_group, last = std::min(c.nodes, first + per_group);
+      std::vector<Zone> nodes;
+      for (int n = first; n < last; ++n) {
+        auto* nz = sg4::create_full_zone("node" + std::to_string(n));
+        nz->set_parent(gz);
+        auto* node_gw = nz->create_router("node" + std::to_string(n) + "-gw");
+        add_node(nz, n, c, hw, node_gw, out);
+        nz->seal();
+        nodes.push_back({nz, node_gw});
+      }
+      for (size_t a = 0; a < nodes.size(); ++a) {
+        for (size_t b = a + 1; b < nodes.size(); ++b)
+          gz->add_route(nodes[a].zone->get_netpoint(), nodes[b].zone->get_netpoint(), nodes[a].gateway, nodes[b].gateway,
+                        {{leaf, Dir::NONE}}, true);
+        gz->add_route(nodes[a].zone->get_netpoint(), switch_zone->get_netpoint(), nodes[a].gateway, gw,
+                      {{leaf, Dir::NONE}}, true);
+      }
+      gz->seal();
+      const double down_bw = (last - first) * c.nics_per_node * c.nic_bandwidth * hw.calibration.network_efficiency;
+      // A cable: the switch latencies are on the leaf and spine links.
+      uplinks.push_back(duplex_link(root, prefix + "-uplink", down_bw / p.oversubscription, 0.0));
+      group_zones.push_back({gz, gw});
+    }
+    for (int a = 0; a < groups; ++a)
+      for (int b = a + 1; b < groups; ++b)
+        root->add_route(group_zones[a].zone->get_netpoint(), group_zones[b].zone->get_netpoint(), group_zones[a].gateway,
+                        group_zones[b].gateway, {{uplinks[a], Dir::UP}, {spine, Dir::NONE}, {uplinks[b], Dir::DOWN}}, true);
+    root->seal();
+    return out;
+  }
+
+  double bisection_bandwidth(const scenario::Cluster& c, const scenario::Hardware& hw) const override {
+    const auto p = fat_tree_params(c);
+    const double half = c.nodes / 2.0 * c.nics_per_node * c.nic_bandwidth * hw.calibration.network_efficiency;
+    return nodes_per_leaf_group(c, p) >= c.nodes ? half : half / p.oversubscription;
+  }
+};
+
+const scenario::FieldList kParams = {
+    scenario::Field::boolean("rail_optimized", "NIC i of every node in a leaf group goes to leaf switch i").with_default(true),
+    scenario::Field::integer("leaf_radix", "ports per leaf switch (half face the nodes at oversubscription 1)").at_least(2).with_default(40),
+    scenario::Field::number("oversubscription", "ratio", "leaf down:up bandwidth ratio").at_least(1).with_default(1.0),
+    scenario::Field::number("switch_latency_us", "us", "one switch traversal").at_least(0).with_default(0.5),
+};
+
+LLMSIM_REGISTER(Topology, "fat-tree", "two-level leaf/spine fat-tree, rail-optimised or not, oversubscribed uplinks", kParams,
+                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<FatTree>(); });
+
+}  // namespace
+}  // namespace llmsim::platform

@@ -1,0 +1,18 @@
+#include "llmsim/platform/topology.hpp"
+
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::platform {
+
+std::unique_ptr<Topology> make_topology(const scenario::Scenario& s) {
+  const auto& choice = s.cluster.topology;
+  const auto* entry = TopologyRegistry::instance().find(choice.name);
+  if (!entry) throw ScenarioError("/cluster/topology/name", "unknown topology \"" + choice.name + "\"");
+  return entry->factory(choice.params, s);
+}
+
+ClusterPlatform build_platform(const scenario::Scenario& s, int lane_width) {
+  return make_topology(s)->build(s.cluster, s.hardware, lane_width);
+}
+
+}  // namespace llmsim::platform
