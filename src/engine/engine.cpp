@@ -48,10 +48,13 @@ class Runtime {
     }
   }
 
-  sg4::Host* host(int worker) const {
+  /// Host of lane `lane` of a worker: the platform carries lane_width GPUs per host, so a worker of width w
+  /// spans w / lane_width hosts (1 with lane aggregation).
+  sg4::Host* host(int worker, int lane = 0) const {
     const auto& wk = w_.workers[worker];
-    return p_.host(wk.node, wk.first_local);
+    return p_.host(wk.node, wk.first_local + lane * p_.lane_width);
   }
+  int lanes(int worker) const { return std::max(1, w_.workers[worker].width / p_.lane_width); }
   sg4::Mailbox* mailbox(int src, int dst) const {
     return sg4::Mailbox::by_name("p2p-" + std::to_string(src) + "-" + std::to_string(dst));
   }
@@ -140,9 +143,11 @@ void Runtime::send(int id, const Op& op) {
   const double t0 = sg4::Engine::get_clock();
   const uintptr_t tag = tag_of(op.pass, op.micro_batch, op.chunk);
   send_posted_[{id, op.ref, tag}] = t0;
-  const double bytes = op.bytes * w_.workers[id].width;  // all lanes of the group in one flow
-  mailbox(id, op.ref)->put(reinterpret_cast<void*>(tag), static_cast<uint64_t>(bytes));
-  rec_.count_activity();
+  const auto bytes = static_cast<uint64_t>(op.bytes * p_.lane_width);  // one flow per host of the group
+  std::vector<sg4::CommPtr> comms = {mailbox(id, op.ref)->put_async(reinterpret_cast<void*>(tag), bytes)};
+  for (int lane = 1; lane < lanes(id); ++lane) comms.push_back(sg4::Comm::sendto_async(host(id, lane), host(op.ref, lane), bytes));
+  sg4::Comm::wait_all(comms);
+  rec_.count_activity(static_cast<long long>(comms.size()));
   const double t1 = sg4::Engine::get_clock();
   rec_.add_time(id, TimeCategory::PpComm, t1 - t0);
   rec_.event({id, 1, TimeCategory::PpComm, op.pass, op.micro_batch, op.chunk, op.ref, t0, t1});
@@ -196,21 +201,27 @@ void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> ins
   const auto& group = w_.groups[c.group];
   const double t0 = sg4::Engine::get_clock();
   collectives::GroupLayout layout;
-  std::vector<sg4::Host*> endpoints;
+  std::vector<sg4::Host*> switches;  // of the distinct nodes, in order of appearance
   for (int member : group) {
-    layout.node_of_member.push_back(w_.workers[member].node);
-    endpoints.push_back(host(member));
+    const int node = w_.workers[member].node;
+    layout.node_of_member.push_back(node);
+    if (std::find(switches.begin(), switches.end(), p_.switches[node]) == switches.end()) switches.push_back(p_.switches[node]);
   }
-  layout.switch_reduction = switch_reduction_;
-  for (int member : group)  // switches of the distinct nodes, in order of appearance
-    if (std::find(endpoints.begin() + group.size(), endpoints.end(), p_.switches[w_.workers[member].node]) == endpoints.end())
-      endpoints.push_back(p_.switches[w_.workers[member].node]);
-  const double width = w_.workers[group.front()].width;  // lane aggregation
+  layout.switch_reduction = switch_reduction_ && switches.front() != nullptr;
+  const int n_lanes = lanes(group.front());
+  std::vector<sg4::Host*> endpoints;  // lane after lane: the members' hosts of that lane, then the switches
+  for (int lane = 0; lane < n_lanes; ++lane) {
+    for (int member : group) endpoints.push_back(host(member, lane));
+    endpoints.insert(endpoints.end(), switches.begin(), switches.end());
+  }
+  const double scale = p_.lane_width;  // bytes of the GPUs one host carries
   auto algorithm = c.algorithm;
   if (algorithm == collectives::Algorithm::Auto)
-    algorithm = choose_algorithm(c.kind, layout, c.bytes, std::vector<sg4::Host*>(endpoints.begin(), endpoints.begin() + group.size()), width);
-  const auto plan = collectives::make_plan(c.kind, algorithm, layout, c.bytes, c.matrix);
-  rec_.count_activity(run_plan(plan, endpoints, width));
+    algorithm = choose_algorithm(c.kind, layout, c.bytes,
+                                 std::vector<sg4::Host*>(endpoints.begin(), endpoints.begin() + group.size()), scale);
+  const auto plan = engine::replicate_lanes(collectives::make_plan(c.kind, algorithm, layout, c.bytes, c.matrix),
+                                            static_cast<int>(group.size() + switches.size()), n_lanes);
+  rec_.count_activity(run_plan(plan, endpoints, scale));
   const double t1 = sg4::Engine::get_clock();
   for (int member : group) rec_.event({member, 1, c.category, workload::Pass::None, -1, -1, spec, t0, t1});
   std::unique_lock<sg4::Mutex> lock(*inst->mutex);

@@ -18,6 +18,15 @@ std::pair<double, double> route(const sg4::Host* a, const sg4::Host* b) {
 }
 }  // namespace
 
+collectives::Plan replicate_lanes(const collectives::Plan& plan, int per_lane, int lanes) {
+  collectives::Plan out = plan;
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    for (int lane = 1; lane < lanes; ++lane)
+      for (const auto& t : plan.steps[s].transfers)
+        out.steps[s].transfers.push_back({t.src + lane * per_lane, t.dst + lane * per_lane, t.bytes});
+  return out;
+}
+
 long long run_plan(const collectives::Plan& plan, const std::vector<sg4::Host*>& endpoints, double scale) {
   long long flows = 0;
   for (const auto& step : plan.steps) {

@@ -34,10 +34,7 @@ class FatTree final : public Topology {
  public:
   ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) const override {
     const auto p = fat_tree_params(c);
-    ClusterPlatform out;
-    out.lane_width = lane_width;
-    out.nodes = c.nodes;
-    out.gpus_per_node = c.gpus_per_node;
+    ClusterPlatform out = empty_platform(c, lane_width);
     const int per_group = nodes_per_leaf_group(c, p);
     const int groups = (c.nodes + per_group - 1) / per_group;
     using Dir = sg4::LinkInRoute::Direction;

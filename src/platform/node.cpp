@@ -20,6 +20,14 @@ void connect(sg4::NetZone* zone, NetPoint* a, NetPoint* b, sg4::Link* link) {
   zone->add_route(a, b, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}}, true);
 }
 
+ClusterPlatform empty_platform(const scenario::Cluster& c, int lane_width) {
+  ClusterPlatform out;
+  out.nodes = c.nodes;
+  out.gpus_per_node = c.gpus_per_node;
+  out.lane_width = lane_width;
+  return out;
+}
+
 sg4::NetZone* graph_zone(const std::string& name) { return sg4::create_dijkstra_zone(name, true); }
 
 void add_node(sg4::NetZone* zone, int node, const scenario::Cluster& c, const scenario::Hardware& hw, NetPoint* attach,

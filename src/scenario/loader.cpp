@@ -179,13 +179,14 @@ FieldList scenario_fields(json& raw) {
 
 }  // namespace
 
-Scenario resolve(json raw) {
+Scenario resolve(json raw, const std::string& source_dir) {
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
   expand_presets(raw);
   const FieldList fields = scenario_fields(raw);
   apply_schema(raw, "", fields);
   fill_derived_defaults(raw);
   Scenario s = to_typed(raw);
+  s.source_dir = source_dir;
   check_cross_fields(s);
   s.resolved = raw;
   strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
@@ -197,7 +198,7 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   json raw = read_json_file(file);
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object, got something else in " + file);
   for (const auto& o : overrides) apply_override(raw, o);
-  return resolve(std::move(raw));
+  return resolve(std::move(raw), fs::path(file).parent_path().string());
 }
 
 }  // namespace llmsim::scenario

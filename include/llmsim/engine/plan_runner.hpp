@@ -10,6 +10,9 @@
 
 namespace llmsim::engine {
 
+/// The same plan run by `lanes` parallel copies: endpoints are laid out lane after lane, `per_lane` each.
+collectives::Plan replicate_lanes(const collectives::Plan& plan, int per_lane, int lanes);
+
 /// Returns the number of flows started.
 long long run_plan(const collectives::Plan& plan, const std::vector<simgrid::s4u::Host*>& endpoints, double scale);
 

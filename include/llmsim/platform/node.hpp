@@ -33,6 +33,9 @@ void connect(simgrid::s4u::NetZone* zone, NetPoint* a, NetPoint* b, simgrid::s4u
 void add_node(simgrid::s4u::NetZone* zone, int node, const scenario::Cluster& c, const scenario::Hardware& hw,
               NetPoint* attach, ClusterPlatform& out);
 
+/// An empty platform description for `c` with hosts of `lane_width` GPUs (filled by add_node).
+ClusterPlatform empty_platform(const scenario::Cluster& c, int lane_width);
+
 /// A flat Dijkstra-routed zone for graph topologies (torus, dragonfly, clos3, mesh, trees): shortest paths in
 /// hops, ties broken deterministically by SimGrid (no adaptive routing, no ECMP).
 simgrid::s4u::NetZone* graph_zone(const std::string& name);

@@ -26,8 +26,8 @@ nlohmann::json read_json_file(const std::string& file);
 /// Applies one "--set a.b.c=value" override; value is parsed as JSON, or taken as a string if it is not JSON.
 void apply_override(nlohmann::json& scenario, const std::string& assignment);
 
-/// Validates and resolves a scenario JSON document.
-Scenario resolve(nlohmann::json raw);
+/// Validates and resolves a scenario JSON document; relative file names in it resolve against `source_dir`.
+Scenario resolve(nlohmann::json raw, const std::string& source_dir = "");
 
 /// read_json_file + apply_override for each + resolve.
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides = {});

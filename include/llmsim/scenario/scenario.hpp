@@ -110,6 +110,7 @@ struct Scenario {
   Output output;
   unsigned long long seed = 0;
   nlohmann::json resolved;  ///< the scenario JSON with presets expanded and every default filled in
+  std::string source_dir;   ///< directory of the scenario file (relative paths inside it resolve against it)
 };
 
 }  // namespace llmsim::scenario

@@ -56,7 +56,8 @@ class Registry {
 
 #define LLMSIM_REGISTRY_CONCAT2(a, b) a##b
 #define LLMSIM_REGISTRY_CONCAT(a, b) LLMSIM_REGISTRY_CONCAT2(a, b)
-/// Registers a strategy of `Interface` at static-initialisation time.
-#define LLMSIM_REGISTER(Interface, name, description, params, factory)                                   \
+/// Registers a strategy of `Interface` at static-initialisation time; the factory (a lambda, which may contain
+/// commas) is the variadic tail.
+#define LLMSIM_REGISTER(Interface, name, description, params, ...)                                       \
   static const bool LLMSIM_REGISTRY_CONCAT(llmsim_registered_, __LINE__) =                               \
-      ::llmsim::strategy::Registry<Interface>::instance().add({name, description, params, factory})
+      ::llmsim::strategy::Registry<Interface>::instance().add({name, description, params, __VA_ARGS__})
