@@ -20,7 +20,9 @@ Simulation::Simulation(const scenario::Scenario& s, int lane_width) {
   sg4::Engine::set_config("network/TCP-gamma:0");
   sg_link_load_plugin_init();
   platform_ = platform::build_platform(s, lane_width);
-  for (const auto* link : engine_->get_all_links()) sg_link_load_track(link);
+  if (platform_.link_statistics)
+    for (const auto* link : engine_->get_all_links())
+      if (link->get_name().rfind("__", 0) != 0) sg_link_load_track(link);  // not SimGrid's internal loopback
 }
 
 Simulation::~Simulation() = default;
@@ -30,7 +32,9 @@ void Simulation::run() { engine_->run(); }
 std::vector<LinkStat> Simulation::link_stats() const {
   const double now = sg4::Engine::get_clock();
   std::vector<LinkStat> out;
+  if (!platform_.link_statistics) return out;
   for (const auto* link : engine_->get_all_links()) {
+    if (link->get_name().rfind("__", 0) == 0) continue;
     LinkStat st;
     st.name = link->get_name();
     st.bandwidth = link->get_bandwidth();

@@ -1,7 +1,7 @@
 // `simgrid-xml`: any SimGrid platform file. Its hosts, sorted by name in natural order ("h2" before "h10"),
 // are the GPUs in rank order, gpus_per_node consecutive hosts forming a node. There is no lane aggregation
 // (one host per GPU; the engine sends one flow per GPU) and no NVSwitch endpoint. The bisection bandwidth is
-// not derived for an arbitrary graph (reported as 0).
+// not derived for an arbitrary graph (reported as 0). No link statistics (see ClusterPlatform).
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -59,6 +59,7 @@ class SimgridXml final : public Topology {
     ClusterPlatform out = empty_platform(c, 1);
     out.hosts.assign(hosts.begin(), hosts.begin() + need);
     out.switches.assign(c.nodes, nullptr);
+    out.link_statistics = false;
     return out;
   }
 

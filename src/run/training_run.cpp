@@ -24,7 +24,7 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
   const auto schedule = strategy::make_pipeline_schedule(s);
   const auto plan = workload::build_training(s, cm, *schedule);
-  spdlog::info("{}: {} workers (tp groups), {} micro-batches per pipeline, v={}", s.name, plan.workload.workers.size(),
+  spdlog::debug("{}: {} workers (tp groups), {} micro-batches per pipeline, v={}", s.name, plan.workload.workers.size(),
                plan.micro_batches, plan.virtual_stages);
 
   bool fits = true;

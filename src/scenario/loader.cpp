@@ -128,6 +128,12 @@ void expand_presets(json& raw) {
     json merged = load_preset(ps.folder, sec["preset"].get<std::string>(), path + "/preset");
     json overrides = sec;
     overrides.erase("preset");
+    // A family choice ({"name": ...}, e.g. cluster.topology) naming another member replaces the preset's
+    // instead of merging into it: the other member's parameters would not apply.
+    for (auto& [key, value] : overrides.items())
+      if (merged.contains(key) && merged[key].is_object() && value.is_object() && value.contains("name") &&
+          merged[key].value("name", json()) != value["name"])
+        merged.erase(key);
     merged.merge_patch(overrides);
     sec = merged;
   }

@@ -28,6 +28,9 @@ struct ClusterPlatform {
   std::vector<simgrid::s4u::Host*> hosts;    ///< index = node * (gpus_per_node / lane_width) + local / lane_width
   std::vector<simgrid::s4u::Host*> switches; ///< per node: the NVSwitch as an endpoint (null without one)
   std::vector<simgrid::s4u::Host*> memories; ///< off-chip memory endpoints (nop-tree DRAM per group), if any
+  /// False for platforms read from a file: SimGrid 3.32's link-load plugin cannot attach to the split-duplex
+  /// links of a parsed <cluster>, so links.csv stays empty there.
+  bool link_statistics = true;
   /// The host carrying GPU `local` of `node`.
   simgrid::s4u::Host* host(int node, int local) const {
     return hosts[node * (gpus_per_node / lane_width) + local / lane_width];

@@ -1,0 +1,153 @@
+// Every topology kind: hop counts of representative routes and the closed-form bisection bandwidth, derived by
+// hand from the drawings in docs/topologies.md. One SimGrid simulation per test (process).
+#include <gtest/gtest.h>
+#include <simgrid/s4u.hpp>
+
+#include <fstream>
+
+#include "../support/scenarios.hpp"
+#include "llmsim/engine/simulation.hpp"
+#include "llmsim/platform/topology.hpp"
+#include "llmsim/util/error.hpp"
+
+using namespace llmsim;
+namespace sg4 = simgrid::s4u;
+
+namespace {
+/// `nodes` single-GPU nodes (one NIC of 100 Gb/s) on `topology` (a JSON object).
+scenario::Scenario on(const std::string& topology, int nodes, std::vector<std::string> extra = {}) {
+  std::vector<std::string> o = {"cluster.nodes=" + std::to_string(nodes), "cluster.gpus_per_node=1",
+                                "cluster.nics_per_node=1", "cluster.nic_Gbps=100", "parallelism.tp=1",
+                                "parallelism.pp=1", "training.global_batch=" + std::to_string(4 * nodes),
+                                "strategies.pipeline_schedule=1f1b", "cluster.topology=" + topology};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return test::shipped("scenarios/default.json", o);
+}
+size_t hops(const platform::ClusterPlatform& p, int a, int b) {
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  p.host(a, 0)->route_to(p.host(b, 0), links, &latency);
+  return links.size();
+}
+double net(const scenario::Scenario& s) { return s.hardware.calibration.network_efficiency; }
+}  // namespace
+
+TEST(Topologies, Torus4x4) {
+  const auto s = on(R"({"name": "torus", "x": 4, "y": 4, "link_GBps": 50})", 16);
+  engine::Simulation sim(s, 1);
+  const auto& p = sim.platform();
+  EXPECT_EQ(hops(p, 0, 1), 3u);    // NIC, one torus link, NIC
+  EXPECT_EQ(hops(p, 0, 3), 3u);    // wrap-around: (0,0) -> (3,0) is one hop
+  EXPECT_EQ(hops(p, 0, 10), 6u);   // (0,0) -> (2,2): two hops in x, two in y
+  // Cut across x = 4: 2 * 16 / 4 = 8 links.
+  EXPECT_DOUBLE_EQ(platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware), 8 * 50e9 * net(s));
+}
+
+TEST(Topologies, Torus2x2x2HasOneLinkPerPairInSizeTwoDimensions) {
+  const auto s = on(R"({"name": "torus", "x": 2, "y": 2, "z": 2, "link_GBps": 50})", 8);
+  engine::Simulation sim(s, 1);
+  EXPECT_EQ(hops(sim.platform(), 0, 7), 5u);  // corner to corner: 3 links
+  EXPECT_DOUBLE_EQ(platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware), 4 * 50e9 * net(s));
+}
+
+TEST(Topologies, Clos3) {
+  const auto s = on(R"({"name": "clos3", "nodes_per_rack": 2, "racks_per_minipod": 2, "leaf_oversubscription": 2,
+                        "spine_oversubscription": 2})", 8);
+  engine::Simulation sim(s, 1);
+  const auto& p = sim.platform();
+  EXPECT_EQ(hops(p, 0, 1), 2u);  // same rack: NIC, NIC
+  EXPECT_EQ(hops(p, 0, 2), 4u);  // same minipod: NIC, rack up, rack up, NIC
+  EXPECT_EQ(hops(p, 0, 4), 6u);  // across minipods: NIC, rack up, minipod up, minipod up, rack up, NIC
+  const double half = 4 * 12.5e9 * net(s);
+  EXPECT_DOUBLE_EQ(platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware), half / 4);
+}
+
+TEST(Topologies, Dragonfly) {
+  const auto s = on(R"({"name": "dragonfly", "groups": 3, "routers_per_group": 2, "nodes_per_router": 1,
+                        "local_GBps": 100, "global_GBps": 40})", 6, {"cluster.nic_Gbps=1000"});
+  engine::Simulation sim(s, 1);
+  const auto& p = sim.platform();
+  EXPECT_EQ(hops(p, 0, 2), 3u);  // g0 r0 -> g1 r0 own the g0-g1 global link
+  EXPECT_EQ(hops(p, 1, 3), 5u);  // g0 r1 -> local -> global -> local -> g1 r1
+  // Groups {0} | {1, 2}: 1 * 2 global links (the 3 nodes' 125 GB/s NICs on one side carry more).
+  EXPECT_DOUBLE_EQ(platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware), 2 * 40e9 * net(s));
+}
+
+TEST(Topologies, WaferMesh) {
+  const auto s = on(R"({"name": "wafer-mesh", "rows": 2, "cols": 3, "d2d_GBps": 500})", 6);
+  engine::Simulation sim(s, 1);
+  EXPECT_EQ(hops(sim.platform(), 0, 5), 5u);  // (0,0) -> (1,2): 3 die-to-die hops
+  EXPECT_DOUBLE_EQ(platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware), 2 * 500e9);
+}
+
+TEST(Topologies, NopTreeWithDramPerGroup) {
+  const auto s = on(R"({"name": "nop-tree", "groups": 2, "chiplets_per_group": 2, "link_GBps": 200, "dram_GBps": 300})", 5);
+  engine::Simulation sim(s, 1);
+  const auto& p = sim.platform();
+  EXPECT_EQ(hops(p, 1, 2), 2u);  // same group: port, port
+  EXPECT_EQ(hops(p, 1, 3), 4u);  // across groups: port, group up, group up, port
+  EXPECT_EQ(hops(p, 0, 1), 3u);  // root chiplet to a leaf: port, group up, port
+  ASSERT_EQ(p.memories.size(), 2u);
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  p.host(1, 0)->route_to(p.memories[0], links, &latency);
+  EXPECT_EQ(links.size(), 2u);  // port, DRAM I/O
+  EXPECT_DOUBLE_EQ(links.back()->get_bandwidth(), 300e9);
+  EXPECT_DOUBLE_EQ(platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware), 200e9);
+}
+
+TEST(Topologies, NvlinkMeshNodeHasOneLinkPerGpuPair) {
+  const auto s = test::shipped("scenarios/default.json", {"cluster.intra_node=nvlink-mesh"});
+  engine::Simulation sim(s, 1);
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  sim.platform().host(0, 0)->route_to(sim.platform().host(0, 5), links, &latency);
+  ASSERT_EQ(links.size(), 1u);
+  EXPECT_DOUBLE_EQ(links[0]->get_bandwidth(), s.hardware.nvlink_bandwidth * s.hardware.calibration.nvlink_efficiency / 7);
+  EXPECT_EQ(sim.platform().switches[0], nullptr);
+}
+
+TEST(Topologies, FatTreeBisectionIsDividedByOversubscriptionAcrossGroups) {
+  const auto s = test::shipped("scenarios/default.json",
+                               {"cluster.nodes=4", "cluster.topology.leaf_radix=6", "cluster.topology.oversubscription=2"});
+  // radix 6 at 2:1 -> 4 down-ports -> groups of 4 nodes: all 4 nodes in one group, no uplink in the cut.
+  EXPECT_DOUBLE_EQ(platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware),
+                   2 * 8 * 25e9 * net(s));
+}
+
+TEST(Topologies, ImpossibleShapesAreScenarioErrors) {
+  EXPECT_THROW(on(R"({"name": "torus", "x": 3, "y": 2, "link_GBps": 50})", 8), ScenarioError);
+  EXPECT_THROW(on(R"({"name": "torus", "x": 2, "y": 2, "link_GBps": 0})", 4), ScenarioError);
+  EXPECT_THROW(on(R"({"name": "wafer-mesh", "rows": 2, "cols": 2, "d2d_GBps": 1})", 5), ScenarioError);
+  EXPECT_THROW(on(R"({"name": "simgrid-xml", "file": "no-such-platform.xml"})", 2), ScenarioError);
+}
+
+TEST(Topologies, MalformedPlatformFileIsAScenarioError) {
+  char dir[] = "/tmp/llmsim-xml-XXXXXX";
+  const std::string d = mkdtemp(dir);
+  std::ofstream(d + "/bad.xml") << "<?xml version='1.0'?>\n<platform version=\"4.1\"><zone id=\"a\" routing=\"Full\">\n";
+  const auto s = on(R"({"name": "simgrid-xml", "file": ")" + d + R"(/bad.xml"})", 2);
+  try {
+    engine::Simulation sim(s, 1);
+    FAIL() << "a malformed platform was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/cluster/topology/file");
+  }
+}
+
+TEST(Topologies, MoreRanksThanPlatformHostsIsAScenarioError) {
+  const auto s = on(R"({"name": "simgrid-xml", "file": ")" + test::source_path("scenarios/topologies/two-cabinets.xml") + R"("})",
+                    17);
+  try {
+    engine::Simulation sim(s, 1);
+    FAIL() << "17 ranks on 16 hosts were accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/cluster/nodes");
+  }
+}
+
+TEST(Topologies, EveryShippedTopologyScenarioRunsTheDefaultTraining) {
+  // The scenarios themselves run end to end in tests/cli (one process per run); here: they resolve.
+  for (const char* name : {"fat-tree", "clos3", "torus", "dragonfly", "nvlink-mesh", "wafer-mesh", "nop-tree", "simgrid-xml"})
+    EXPECT_NO_THROW(test::shipped(std::string("scenarios/topologies/") + name + ".json")) << name;
+}
