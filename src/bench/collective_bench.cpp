@@ -50,20 +50,24 @@ std::vector<BenchRow> bench_collective(const scenario::Scenario& s, const BenchO
   for (int r = 0; r < n; ++r) endpoints.push_back(p.host(r / s.cluster.gpus_per_node, r % s.cluster.gpus_per_node));
   const std::vector<sg4::Host*> members = endpoints;
   for (int node = 0; node <= layout.node_of_member.back(); ++node) endpoints.push_back(p.switches[node]);
-  const auto links = engine::link_params(members, layout.node_of_member, 1);
+  const bool flows = sim.flow_level();
+  const auto links = flows ? engine::link_params(members, layout.node_of_member, 1) : collectives::LinkParams{};
 
   std::vector<BenchRow> rows;
   sg4::Actor::create("bench", endpoints.front(), [&]() {
     for (double bytes = o.min_bytes; bytes <= o.max_bytes * (1 + 1e-9); bytes *= o.factor) {
-      const auto algorithm = o.algorithm == collectives::Algorithm::Auto ? collectives::choose(o.kind, layout, bytes, links)
-                                                                         : o.algorithm;
+      auto algorithm = o.algorithm;
+      if (algorithm == collectives::Algorithm::Auto)  // packet-level models cannot report routes: ring, else direct
+        algorithm = flows ? collectives::choose(o.kind, layout, bytes, links)
+                          : collectives::supports(o.kind, collectives::Algorithm::Ring, layout) ? collectives::Algorithm::Ring
+                                                                                                 : collectives::Algorithm::Direct;
       std::vector<double> matrix;
       if (o.kind == collectives::Kind::AllToAllV)  // uneven: row i sends (1 + i mod 4) shares
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < n; ++j) matrix.push_back(i == j ? 0 : bytes / n * (1 + i % 4) / 2.5);
       const auto plan = collectives::make_plan(o.kind, algorithm, layout, bytes, matrix);
       const double t0 = sg4::Engine::get_clock();
-      engine::run_plan(plan, endpoints, 1);
+      engine::run_plan(plan, endpoints, 1, flows);
       const double t = sg4::Engine::get_clock() - t0;
       const double algbw = t > 0 ? bytes / t : 0;
       rows.push_back({bytes, collectives::algorithm_name(algorithm), t, algbw, algbw * collectives::bus_factor(o.kind, n)});

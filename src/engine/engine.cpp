@@ -61,6 +61,7 @@ class Runtime {
 
   void run_worker(int id);
   void set_switch_reduction(bool on) { switch_reduction_ = on; }
+  void set_flow_level(bool on) { flow_level_ = on; }
   bool finished(int id) const { return finished_.count(id) > 0; }
 
  private:
@@ -84,6 +85,7 @@ class Runtime {
   std::map<std::tuple<int, int, uintptr_t>, double> send_posted_;
   std::set<int> finished_;
   bool switch_reduction_ = false;
+  bool flow_level_ = true;
   std::map<std::tuple<int, int, int, long long>, collectives::Algorithm> chosen_;
 
   /// "auto": NCCL-style choice, logged once per (kind, group size, nodes, size).
@@ -92,7 +94,9 @@ class Runtime {
     const auto key = std::make_tuple(static_cast<int>(kind), layout.size(), layout.nodes(), static_cast<long long>(bytes));
     auto it = chosen_.find(key);
     if (it != chosen_.end()) return it->second;
-    const auto a = collectives::choose(kind, layout, bytes, link_params(members, layout.node_of_member, width));
+    const auto a = flow_level_ ? collectives::choose(kind, layout, bytes, link_params(members, layout.node_of_member, width))
+                               : (collectives::supports(kind, collectives::Algorithm::Ring, layout) ? collectives::Algorithm::Ring
+                                                                                                    : collectives::Algorithm::Direct);
     spdlog::debug("auto: {} of {} bytes over {} ranks on {} nodes -> {}", collectives::kind_name(kind), bytes,
                   layout.size(), layout.nodes(), collectives::algorithm_name(a));
     chosen_[key] = a;
@@ -221,7 +225,7 @@ void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> ins
                                  std::vector<sg4::Host*>(endpoints.begin(), endpoints.begin() + group.size()), scale);
   const auto plan = engine::replicate_lanes(collectives::make_plan(c.kind, algorithm, layout, c.bytes, c.matrix),
                                             static_cast<int>(group.size() + switches.size()), n_lanes);
-  rec_.count_activity(run_plan(plan, endpoints, scale));
+  rec_.count_activity(run_plan(plan, endpoints, scale, flow_level_));
   const double t1 = sg4::Engine::get_clock();
   for (int member : group) rec_.event({member, 1, c.category, workload::Pass::None, -1, -1, spec, t0, t1});
   std::unique_lock<sg4::Mutex> lock(*inst->mutex);
@@ -238,6 +242,7 @@ report::Recorder run_workload(const workload::Workload& w, const scenario::Scena
   report::Recorder rec(static_cast<int>(w.workers.size()), w.iterations, std::move(traced));
   Runtime rt(w, platform, rec);
   rt.set_switch_reduction(s.hardware.nvswitch_reduction);
+  rt.set_flow_level(sim.flow_level());
   for (size_t i = 0; i < w.workers.size(); ++i)
     sg4::Actor::create("worker" + std::to_string(i), rt.host(static_cast<int>(i)),
                        [&rt, i]() { rt.run_worker(static_cast<int>(i)); });

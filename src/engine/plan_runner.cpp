@@ -27,13 +27,15 @@ collectives::Plan replicate_lanes(const collectives::Plan& plan, int per_lane, i
   return out;
 }
 
-long long run_plan(const collectives::Plan& plan, const std::vector<sg4::Host*>& endpoints, double scale) {
+long long run_plan(const collectives::Plan& plan, const std::vector<sg4::Host*>& endpoints, double scale,
+                   bool latency_hops) {
   long long flows = 0;
   for (const auto& step : plan.steps) {
     std::vector<sg4::CommPtr> comms;
     double alpha = 0;
     for (const auto& t : step.transfers) {
-      alpha = std::max(alpha, route(endpoints[t.src], endpoints[t.dst]).second);
+      if (latency_hops && step.extra_latency_hops > 0)
+        alpha = std::max(alpha, route(endpoints[t.src], endpoints[t.dst]).second);
       comms.push_back(sg4::Comm::sendto_async(endpoints[t.src], endpoints[t.dst], static_cast<uint64_t>(t.bytes * scale)));
     }
     sg4::Comm::wait_all(comms);

@@ -16,10 +16,14 @@ Simulation::Simulation(const scenario::Scenario& s, int lane_width) {
   char* argv[] = {name, log_flag, nullptr};
   engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   sg4::Engine::set_config("network/model:" + s.network.model);
-  sg4::Engine::set_config("network/crosstraffic:0");
-  sg4::Engine::set_config("network/TCP-gamma:0");
-  sg_link_load_plugin_init();
+  flow_level_ = s.network.model != "ns-3";
+  if (flow_level_) {
+    sg4::Engine::set_config("network/crosstraffic:0");
+    sg4::Engine::set_config("network/TCP-gamma:0");
+    sg_link_load_plugin_init();
+  }
   platform_ = platform::build_platform(s, lane_width);
+  platform_.link_statistics = platform_.link_statistics && flow_level_;
   if (platform_.link_statistics)
     for (const auto* link : engine_->get_all_links())
       if (link->get_name().rfind("__", 0) != 0) sg_link_load_track(link);  // not SimGrid's internal loopback

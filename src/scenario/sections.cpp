@@ -132,8 +132,9 @@ FieldList training_fields() {
 
 FieldList network_fields() {
   return {
-      Field::choice("model", {"CM02", "LV08", "IB"},
-                    "SimGrid flow model (CM02: plain max-min; LV08: with TCP factors; IB: InfiniBand penalties)")
+      Field::choice("model", {"CM02", "LV08", "IB", "ns-3"},
+                    "network model: SimGrid flow models CM02 (plain max-min), LV08 (TCP factors), IB (InfiniBand "
+                    "penalties), or the ns-3 packet-level model (simgrid-xml platforms with one-link routes only)")
           .with_default("CM02"),
       Field::choice("collective_algorithm", collectives::algorithm_names(),
                     "algorithm of data-parallel collectives; auto = NCCL-style choice by size and topology")

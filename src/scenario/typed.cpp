@@ -159,6 +159,10 @@ void check_cross_fields(const Scenario& s) {
                                                  str(m.max_seq_len));
   if (p.sequence_parallel && t.seq_len % p.tp != 0)
     throw ScenarioError("/training/seq_len", "sequence parallelism needs seq_len divisible by tp");
+  if (s.network.model == "ns-3" && s.cluster.topology.name != "simgrid-xml")
+    throw ScenarioError("/network/model", "the ns-3 packet-level model runs only on simgrid-xml platforms whose routes are "
+                                          "single links (Debian's SimGrid 3.32); the " + s.cluster.topology.name +
+                                          " topology has multi-link routes: use CM02, LV08 or IB");
   if (s.cluster.intra_node == "nvlink-mesh" && s.cluster.gpus_per_node < 2)
     throw ScenarioError("/cluster/intra_node", "an NVLink mesh needs at least 2 GPUs per node");
   if (!s.hardware.peak_flops.count(t.precision))

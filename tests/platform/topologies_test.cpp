@@ -151,3 +151,12 @@ TEST(Topologies, EveryShippedTopologyScenarioRunsTheDefaultTraining) {
   for (const char* name : {"fat-tree", "clos3", "torus", "dragonfly", "nvlink-mesh", "wafer-mesh", "nop-tree", "simgrid-xml"})
     EXPECT_NO_THROW(test::shipped(std::string("scenarios/topologies/") + name + ".json")) << name;
 }
+
+TEST(Topologies, Ns3IsRejectedOnMultiLinkTopologies) {
+  try {
+    test::shipped("scenarios/default.json", {"network.model=ns-3"});
+    FAIL() << "ns-3 accepted on a fat-tree";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/network/model");
+  }
+}

@@ -25,17 +25,22 @@ struct LinkStat {
 
 class Simulation {
  public:
-  /// Network model from s.network: CM02 (no TCP factors), LV08 or IB; cross-traffic and the TCP window off.
+  /// Network model from s.network: CM02 (no TCP factors), LV08, IB or ns-3; cross-traffic and the TCP window
+  /// off for the flow models.
   Simulation(const scenario::Scenario& s, int lane_width);
   ~Simulation();
   const platform::ClusterPlatform& platform() const { return platform_; }
   void run();
+  /// False under a packet-level model (ns-3): routes cannot be queried, so collectives skip the extra latency
+  /// hops, "auto" falls back to ring and there are no link statistics.
+  bool flow_level() const { return flow_level_; }
   /// Every link with its traffic, busiest (peak utilisation, then bytes) first; call after run().
   std::vector<LinkStat> link_stats() const;
 
  private:
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   platform::ClusterPlatform platform_;
+  bool flow_level_ = true;
 };
 
 }  // namespace llmsim::engine
