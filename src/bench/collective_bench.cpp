@@ -67,7 +67,7 @@ std::vector<BenchRow> bench_collective(const scenario::Scenario& s, const BenchO
           for (int j = 0; j < n; ++j) matrix.push_back(i == j ? 0 : bytes / n * (1 + i % 4) / 2.5);
       const auto plan = collectives::make_plan(o.kind, algorithm, layout, bytes, matrix);
       const double t0 = sg4::Engine::get_clock();
-      engine::run_plan(plan, endpoints, 1, flows);
+      engine::run_plan(plan, endpoints, 1, flows, s.network.message_overhead);
       const double t = sg4::Engine::get_clock() - t0;
       const double algbw = t > 0 ? bytes / t : 0;
       rows.push_back({bytes, collectives::algorithm_name(algorithm), t, algbw, algbw * collectives::bus_factor(o.kind, n)});

@@ -62,6 +62,7 @@ class Runtime {
   void run_worker(int id);
   void set_switch_reduction(bool on) { switch_reduction_ = on; }
   void set_flow_level(bool on) { flow_level_ = on; }
+  void set_message_overhead(double seconds) { message_overhead_ = seconds; }
   bool finished(int id) const { return finished_.count(id) > 0; }
 
  private:
@@ -86,6 +87,7 @@ class Runtime {
   std::set<int> finished_;
   bool switch_reduction_ = false;
   bool flow_level_ = true;
+  double message_overhead_ = 0;
   std::map<std::tuple<int, int, int, long long>, collectives::Algorithm> chosen_;
 
   /// "auto": NCCL-style choice, logged once per (kind, group size, nodes, size).
@@ -147,6 +149,7 @@ void Runtime::send(int id, const Op& op) {
   const double t0 = sg4::Engine::get_clock();
   const uintptr_t tag = tag_of(op.pass, op.micro_batch, op.chunk);
   send_posted_[{id, op.ref, tag}] = t0;
+  if (message_overhead_ > 0) sg4::this_actor::sleep_for(message_overhead_);
   const auto bytes = static_cast<uint64_t>(op.bytes * p_.lane_width);  // one flow per host of the group
   std::vector<sg4::CommPtr> comms = {mailbox(id, op.ref)->put_async(reinterpret_cast<void*>(tag), bytes)};
   for (int lane = 1; lane < lanes(id); ++lane) comms.push_back(sg4::Comm::sendto_async(host(id, lane), host(op.ref, lane), bytes));
@@ -225,7 +228,7 @@ void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> ins
                                  std::vector<sg4::Host*>(endpoints.begin(), endpoints.begin() + group.size()), scale);
   const auto plan = engine::replicate_lanes(collectives::make_plan(c.kind, algorithm, layout, c.bytes, c.matrix),
                                             static_cast<int>(group.size() + switches.size()), n_lanes);
-  rec_.count_activity(run_plan(plan, endpoints, scale, flow_level_));
+  rec_.count_activity(run_plan(plan, endpoints, scale, flow_level_, message_overhead_));
   const double t1 = sg4::Engine::get_clock();
   for (int member : group) rec_.event({member, 1, c.category, workload::Pass::None, -1, -1, spec, t0, t1});
   std::unique_lock<sg4::Mutex> lock(*inst->mutex);
@@ -243,6 +246,7 @@ report::Recorder run_workload(const workload::Workload& w, const scenario::Scena
   Runtime rt(w, platform, rec);
   rt.set_switch_reduction(s.hardware.nvswitch_reduction);
   rt.set_flow_level(sim.flow_level());
+  rt.set_message_overhead(s.network.message_overhead);
   for (size_t i = 0; i < w.workers.size(); ++i)
     sg4::Actor::create("worker" + std::to_string(i), rt.host(static_cast<int>(i)),
                        [&rt, i]() { rt.run_worker(static_cast<int>(i)); });

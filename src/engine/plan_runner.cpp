@@ -28,9 +28,10 @@ collectives::Plan replicate_lanes(const collectives::Plan& plan, int per_lane, i
 }
 
 long long run_plan(const collectives::Plan& plan, const std::vector<sg4::Host*>& endpoints, double scale,
-                   bool latency_hops) {
+                   bool latency_hops, double message_overhead) {
   long long flows = 0;
   for (const auto& step : plan.steps) {
+    if (message_overhead > 0) sg4::this_actor::sleep_for(message_overhead);
     std::vector<sg4::CommPtr> comms;
     double alpha = 0;
     for (const auto& t : step.transfers) {

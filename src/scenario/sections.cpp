@@ -136,6 +136,8 @@ FieldList network_fields() {
                     "network model: SimGrid flow models CM02 (plain max-min), LV08 (TCP factors), IB (InfiniBand "
                     "penalties), or the ns-3 packet-level model (simgrid-xml platforms with one-link routes only)")
           .with_default("CM02"),
+      Field::number("message_overhead_us", "us", "software cost of posting one message or collective step")
+          .at_least(0).with_default(0.0),
       Field::choice("collective_algorithm", collectives::algorithm_names(),
                     "algorithm of data-parallel collectives; auto = NCCL-style choice by size and topology")
           .with_default("auto"),

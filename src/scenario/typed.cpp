@@ -117,6 +117,7 @@ Scenario to_typed(const json& raw) {
 
   s.network.model = raw["network"]["model"];
   s.network.collective_algorithm = raw["network"]["collective_algorithm"];
+  s.network.message_overhead = raw["network"]["message_overhead_us"].get<double>() * 1e-6;
   s.output.trace = raw["output"]["trace"];
   s.output.trace_max_gpus = raw["output"]["trace_max_gpus"];
   return s;

@@ -19,7 +19,7 @@ namespace {
 /// Runs one collective over GPU `local` of each of the first `nodes` nodes (or over `ranks` GPUs in rank order
 /// when ranks > 0) and returns its simulated time.
 double run_collective(const scenario::Scenario& s, Kind kind, Algorithm a, double bytes, int nodes, int ranks = 0,
-                      int window = 0) {
+                      int window = 0, double overhead = 0) {
   engine::Simulation sim(s, 1);
   const auto& p = sim.platform();
   collectives::GroupLayout layout;
@@ -35,7 +35,7 @@ double run_collective(const scenario::Scenario& s, Kind kind, Algorithm a, doubl
   const auto plan = collectives::make_plan(kind, a, layout, bytes);
   double elapsed = -1;
   sg4::Actor::create("driver", endpoints[0], [&]() {
-    engine::run_plan(plan, endpoints, 1);
+    engine::run_plan(plan, endpoints, 1, true, overhead);
     elapsed = sg4::Engine::get_clock();
   });
   sim.run();
@@ -64,6 +64,14 @@ TEST(PlanOnPlatform, HalvingDoublingAllReduce) {
   const double S = 128e6;
   EXPECT_NEAR(run_collective(s, Kind::AllReduce, Algorithm::HalvingDoubling, S, 8),
               2 * 7.0 / 8 * S / nic(s) + 2 * 3 * leaf_alpha(s), 1e-9);
+}
+
+TEST(PlanOnPlatform, MessageOverheadIsPaidOncePerStep) {
+  const auto s = cluster_of(8);
+  const double S = 128e6;
+  // Halving-doubling on 8 ranks has 2 log2(8) = 6 steps.
+  EXPECT_NEAR(run_collective(s, Kind::AllReduce, Algorithm::HalvingDoubling, S, 8, 0, 0, 5e-6),
+              2 * 7.0 / 8 * S / nic(s) + 2 * 3 * leaf_alpha(s) + 6 * 5e-6, 1e-9);
 }
 
 TEST(PlanOnPlatform, DirectAllReduceAllPeersAtOnce) {

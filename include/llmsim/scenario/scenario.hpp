@@ -89,6 +89,7 @@ struct Strategies {
 struct Network {
   std::string model = "CM02";                  ///< SimGrid flow model
   std::string collective_algorithm = "auto";   ///< collectives::algorithm_names()
+  double message_overhead = 0;                 ///< per message / collective step [s]
 };
 
 struct Output {
