@@ -30,6 +30,6 @@ TEST(NcclBusbw, DgxH100OneNodeRing) { EXPECT_NEAR(busbw_GBps("H100-SXM5-80GB", 1
 // Dell XE9680, 4 nodes with 8 x 400 Gb/s ConnectX-7 (nccl-tests issue #309): 365.84 GB/s.
 TEST(NcclBusbw, DgxH100FourNodes) { EXPECT_NEAR(busbw_GBps("H100-SXM5-80GB", 4, "auto"), 365.84, 36.6); }
 // 2 and 16 nodes against the same 4-node figure and NVIDIA's stated ~396 GB/s ring expectation on 8 x 400G
-// (nccl-tests issue #212): the NIC-bound busbw barely depends on the node count.
+// (nccl-tests issue #319): the NIC-bound busbw barely depends on the node count.
 TEST(NcclBusbw, DgxH100TwoNodes) { EXPECT_NEAR(busbw_GBps("H100-SXM5-80GB", 2, "auto"), 365.84, 36.6); }
 TEST(NcclBusbw, DgxH100SixteenNodes) { EXPECT_NEAR(busbw_GBps("H100-SXM5-80GB", 16, "auto"), 396, 39.6); }
