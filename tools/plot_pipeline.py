@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""Draws the pipeline timeline of a run from its trace.json: one row per GPU (compute stream, with the
+communication stream as a thin band under it), boxes coloured by forward / backward / communication and
+labelled with the micro-batch, in the style of the pipeline-schedule figures of GPipe, Megatron-LM and
+Zero Bubble papers.
+
+Usage: tools/plot_pipeline.py results/default/trace.json [--out timeline.png] [--ranks 0,2,4] [--per-stage]
+                              [--start S] [--end S] [--no-labels]
+The output format follows the file extension (png, pdf, svg).
+"""
+import argparse
+import json
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+COLOURS = {"F": "#4C72B0", "B": "#DD8452", "W": "#55A868", "optimizer": "#8172B3", "comm": "#C44E52",
+           "wait": "#BBBBBB"}
+
+
+def kind_of(event):
+    name = event["name"]
+    if event["tid"] == 1:
+        return "comm"
+    if "(wait)" in name or name.startswith("recv"):
+        return "wait"
+    head = name.split(" ")[0]
+    return head if head in COLOURS else "optimizer"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trace")
+    ap.add_argument("--out", default="timeline.png")
+    ap.add_argument("--ranks", default="", help="comma-separated GPU ranks (default: all traced)")
+    ap.add_argument("--per-stage", action="store_true", help="one GPU per pipeline stage (the first traced)")
+    ap.add_argument("--start", type=float, default=None, help="window start [s]")
+    ap.add_argument("--end", type=float, default=None, help="window end [s]")
+    ap.add_argument("--no-labels", action="store_true")
+    args = ap.parse_args()
+
+    trace = json.load(open(args.trace))
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    boxes = [e for e in events if e.get("ph") == "X"]
+    ranks = sorted({e["pid"] for e in boxes})
+    if args.ranks:
+        ranks = [int(r) for r in args.ranks.split(",")]
+    if args.per_stage:
+        seen, chosen = set(), []
+        for r in ranks:
+            stage = re.search(r"stage (\d+)", names.get(r, ""))
+            key = stage.group(1) if stage else r
+            if key not in seen:
+                seen.add(key)
+                chosen.append(r)
+        ranks = chosen
+    row = {r: i for i, r in enumerate(ranks)}
+    t0 = args.start if args.start is not None else 0.0
+    t1 = args.end if args.end is not None else max(e["ts"] + e["dur"] for e in boxes) / 1e6
+
+    fig, ax = plt.subplots(figsize=(12, 0.5 * len(ranks) + 1.2))
+    for e in boxes:
+        if e["pid"] not in row:
+            continue
+        start, dur = e["ts"] / 1e6, e["dur"] / 1e6
+        if start + dur < t0 or start > t1:
+            continue
+        kind = kind_of(e)
+        y = row[e["pid"]] + (0.38 if e["tid"] == 1 else 0.0)
+        height = 0.18 if e["tid"] == 1 else 0.36
+        ax.broken_barh([(start, dur)], (y - height / 2 + 0.18, height), facecolors=COLOURS[kind], edgecolor="white",
+                       linewidth=0.3)
+        mb = re.search(r"mb(\d+)", e["name"])
+        if mb and not args.no_labels and e["tid"] == 0 and dur > (t1 - t0) / 150:
+            ax.text(start + dur / 2, y + 0.18, mb.group(1), ha="center", va="center", fontsize=6, color="white")
+    ax.set_xlim(t0, t1)
+    ax.set_ylim(len(ranks), -0.2)
+    ax.set_yticks([i + 0.25 for i in range(len(ranks))])
+    ax.set_yticklabels([names.get(r, f"GPU {r}") for r in ranks], fontsize=7)
+    ax.set_xlabel("time [s]")
+    ax.legend(handles=[Patch(color=c, label=k) for k, c in COLOURS.items()], ncol=6, fontsize=7, loc="lower center",
+              bbox_to_anchor=(0.5, 1.0), frameon=False)
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=200)
+    print(f"wrote {args.out} ({len(ranks)} GPUs, {t0:.3f}-{t1:.3f} s)")
+
+
+if __name__ == "__main__":
+    main()
