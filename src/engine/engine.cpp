@@ -40,8 +40,15 @@ class Runtime {
  public:
   Runtime(const workload::Workload& w, const platform::ClusterPlatform& p, report::Recorder& rec)
       : w_(w), p_(p), rec_(rec), group_tail_(w.groups.size()) {
-    for (size_t i = 0; i < w.collectives.size() * w.iterations; ++i)
-      instances_.push_back(std::make_shared<CollectiveInstance>());
+    std::vector<int> uses(w.collectives.size(), 0);  // most starts of each collective by one worker
+    for (const auto& wk : w.workers) {
+      std::vector<int> mine(w.collectives.size(), 0);
+      for (const auto& op : wk.ops)
+        if (op.kind == Op::Kind::CollStart) uses[op.ref] = std::max(uses[op.ref], ++mine[op.ref]);
+    }
+    instances_.resize(w.collectives.size());
+    for (size_t c = 0; c < w.collectives.size(); ++c)
+      for (int i = 0; i < uses[c]; ++i) instances_[c].push_back(std::make_shared<CollectiveInstance>());
     for (size_t i = 0; i < w.workers.size(); ++i) {
       collective_starts_.emplace_back();
       collective_waits_.emplace_back();
@@ -69,7 +76,7 @@ class Runtime {
   void send(int id, const Op& op);
   void recv(int id, const Op& op, std::set<uintptr_t>& early);
   std::shared_ptr<CollectiveInstance> instance(int spec, int index) const {
-    return instances_[static_cast<size_t>(spec) * w_.iterations + index];
+    return instances_[spec][index];
   }
   void start_collective(int id, int spec);
   void wait_collective(int id, int spec);
@@ -78,9 +85,9 @@ class Runtime {
   const workload::Workload& w_;
   const platform::ClusterPlatform& p_;
   report::Recorder& rec_;
-  /// One per collective and iteration, created before the simulation starts: creating SimGrid
+  /// One per start of each collective, created before the simulation starts: creating SimGrid
   /// synchronisation objects inside an actor yields to other actors.
-  std::vector<std::shared_ptr<CollectiveInstance>> instances_;
+  std::vector<std::vector<std::shared_ptr<CollectiveInstance>>> instances_;  // [collective][start index]
   std::vector<std::shared_ptr<CollectiveInstance>> group_tail_;
   std::vector<std::unordered_map<int, int>> collective_starts_, collective_waits_;
   std::map<std::tuple<int, int, uintptr_t>, double> send_posted_;

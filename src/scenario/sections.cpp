@@ -122,7 +122,9 @@ FieldList training_fields() {
       Field::choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"}, "GEMM precision").with_default("bf16"),
       Field::choice("recompute", {"none", "selective", "full"}, "activation recomputation (Korthikanti et al. 2022)")
           .with_default("none"),
-      Field::boolean("distributed_optimizer", "ZeRO-1: optimizer states sharded over dp").with_default(false),
+      Field::integer("zero_stage", "ZeRO stage over dp: 1 shards optimizer states (Megatron's distributed optimizer), "
+                                   "2 also gradients, 3 also weights (Rajbhandari et al. 2020)")
+          .at_least(0).at_most(3).with_default(0),
       Field::boolean("overlap_grad_reduce", "start a gradient bucket's dp all-reduce when it is final").with_default(true),
       Field::number("grad_bucket_MB", "MB", "gradient bucket size for the dp all-reduce").above(0).with_default(40.0),
       Field::boolean("scatter_gather_p2p", "split inter-stage activations over tp ranks, re-gather over NVLink")

@@ -105,7 +105,7 @@ Scenario to_typed(const json& raw) {
   tr.iterations = t["iterations"];
   tr.precision = t["precision"];
   tr.recompute = t["recompute"];
-  tr.distributed_optimizer = t["distributed_optimizer"];
+  tr.zero_stage = t["zero_stage"];
   tr.overlap_grad_reduce = t["overlap_grad_reduce"];
   tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
   tr.scatter_gather_p2p = t["scatter_gather_p2p"];

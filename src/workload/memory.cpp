@@ -16,9 +16,11 @@ MemoryBreakdown stage_memory(const scenario::Scenario& s, double params, int lay
   const auto& prec = s.training.precision;
   const double e = prec == "fp32" || prec == "tf32" ? 4 : (prec == "fp8" ? 1 : 2);
   MemoryBreakdown m;
-  m.weights = params * e;
-  m.gradients = params * (prec == "bf16" ? 4 : e);
-  m.optimizer = params * 12 / (s.training.distributed_optimizer ? s.parallelism.dp : 1);
+  const int z = s.training.zero_stage;
+  const double dp = s.parallelism.dp;
+  m.weights = params * e / (z >= 3 ? dp : 1);
+  m.gradients = params * (prec == "bf16" ? 4 : e) / (z >= 2 ? dp : 1);
+  m.optimizer = params * 12 / (z >= 1 ? dp : 1);
   const auto& rc = s.training.recompute;
   m.activations = layer_activation_bytes(s, rc) * layers_per_chunk * max_in_flight;
   if (rc == "full") m.activations += layer_activation_bytes(s, "none");

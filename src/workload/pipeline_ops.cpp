@@ -12,7 +12,8 @@ std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp
 
 void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
                          const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
-                         const std::function<void(int local_chunk)>& on_chunk_done) {
+                         const std::function<void(int local_chunk)>& on_chunk_done,
+                         const std::function<void(int local_chunk)>& before_compute) {
   const int chunks = static_cast<int>(wiring.owner.size());
   std::vector<size_t> last_backward(schedule.chunks_per_stage(), order.size());
   for (size_t i = 0; i < order.size(); ++i)
@@ -26,6 +27,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
     const int from = fwd ? j - 1 : j + 1;  // chunk whose output this task consumes
     const int to = fwd ? j + 1 : j - 1;    // chunk that consumes this task's output
     if (remote(from)) ops.push_back({Op::Kind::Recv, pass, task.micro_batch, j, wiring.worker(wiring.owner[from]), 0});
+    if (before_compute) before_compute(task.chunk);
     ops.push_back({Op::Kind::Compute, pass, task.micro_batch, j, fwd ? wiring.forward_cost[j] : wiring.backward_cost[j], 0});
     if (remote(to))
       ops.push_back({Op::Kind::Send, pass, task.micro_batch, to, wiring.worker(wiring.owner[to]), wiring.p2p_bytes});

@@ -158,7 +158,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
       g.push_back(worker_of(stage, r));
       layout.node_of_member.push_back(w.workers[g.back()].node);
     }
-    const auto kind = tr.distributed_optimizer ? Kind::ReduceScatter : Kind::AllReduce;
+    const auto kind = tr.zero_stage >= 1 ? Kind::ReduceScatter : Kind::AllReduce;
     if (dp > 1 && dp_algorithm != collectives::Algorithm::Auto && !collectives::supports(kind, dp_algorithm, layout))
       throw ScenarioError("/network/collective_algorithm",
                           std::string("\"") + collectives::algorithm_name(dp_algorithm) + "\" cannot run the " +
@@ -198,7 +198,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     plan.stages.push_back(sp);
 
     ComputeCost opt{"optimizer", 0, {}, 0};
-    const double shard = sp.params / (tr.distributed_optimizer ? dp : 1);
+    const double shard = sp.params / (tr.zero_stage >= 1 ? dp : 1);
     opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
         cm.memory_time(shard * (28 + shape.bytes_per_element));
     CostBuilder::finish(opt);
@@ -208,19 +208,26 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     // Gradient buckets per local chunk.
     std::vector<std::vector<int>> buckets(v);
     int ag_spec = -1;
+    std::vector<int> zero3_gather(v, -1);
     if (dp > 1) {
       for (int c = 0; c < v; ++c) {
         const double bytes = local_params[c] * grad_bytes_per_param;
         const int n = std::max(1, static_cast<int>(std::ceil(bytes / tr.grad_bucket_bytes)));
         for (int k = 0; k < n; ++k) {
           CollectiveSpec spec{"dp grad bucket", dp_group[stage],
-                              tr.distributed_optimizer ? Kind::ReduceScatter : Kind::AllReduce, bytes / n,
+                              tr.zero_stage >= 1 ? Kind::ReduceScatter : Kind::AllReduce, bytes / n,
                               TimeCategory::DpComm, dp_algorithm, {}};
           buckets[c].push_back(static_cast<int>(w.collectives.size()));
           w.collectives.push_back(spec);
         }
       }
-      if (tr.distributed_optimizer) {
+      if (tr.zero_stage == 3)  // parameters stay sharded: gathered before every block that uses them
+        for (int c = 0; c < v; ++c) {
+          zero3_gather[c] = static_cast<int>(w.collectives.size());
+          w.collectives.push_back({"zero-3 param all-gather", dp_group[stage], Kind::AllGather,
+                                   local_params[c] * shape.bytes_per_element, TimeCategory::DpComm, dp_algorithm, {}});
+        }
+      if (tr.zero_stage == 1 || tr.zero_stage == 2) {
         ag_spec = static_cast<int>(w.collectives.size());
         w.collectives.push_back({"dp param all-gather", dp_group[stage], Kind::AllGather,
                                  sp.params * shape.bytes_per_element, TimeCategory::DpComm, dp_algorithm, {}});
@@ -237,10 +244,17 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
       PipelineWiring wiring{pp, owner, fwd_cost, bwd_cost, gathers ? act_bytes / t : act_bytes,
                             [&](int st) { return worker_of(st, r); }};
       for (int it = 0; it < tr.iterations; ++it) {
-        append_pipeline_ops(wk.ops, stage, order, schedule, wiring, [&](int c) {
-          if (tr.overlap_grad_reduce)
-            for (int b : buckets[c]) start(b);
-        });
+        append_pipeline_ops(
+            wk.ops, stage, order, schedule, wiring,
+            [&](int c) {
+              if (tr.overlap_grad_reduce)
+                for (int b : buckets[c]) start(b);
+            },
+            [&](int c) {
+              if (zero3_gather[c] < 0) return;
+              wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, zero3_gather[c], 0});
+              wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, zero3_gather[c], 0});
+            });
         if (!tr.overlap_grad_reduce)
           for (const auto& list : buckets)
             for (int b : list) start(b);

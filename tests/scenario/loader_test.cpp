@@ -121,7 +121,7 @@ TEST(LoaderDefault, ResolvedJsonHasEveryDefault) {
   EXPECT_EQ(r["cluster"]["topology"]["name"], "fat-tree");
   EXPECT_EQ(r["model"]["kv_heads"], 24);
   EXPECT_EQ(r["model"]["ffn_hidden"], 9216);
-  EXPECT_EQ(r["training"]["distributed_optimizer"], false);
+  EXPECT_EQ(r["training"]["zero_stage"], 0);
   EXPECT_EQ(r["training"]["overlap_grad_reduce"], true);
   EXPECT_EQ(r["training"]["grad_bucket_MB"], 40.0);
   EXPECT_EQ(r["training"]["scatter_gather_p2p"], true);

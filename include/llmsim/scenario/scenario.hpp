@@ -75,7 +75,7 @@ struct Training {
   int iterations = 1;
   std::string precision = "bf16";
   std::string recompute = "none";  ///< none | selective | full
-  bool distributed_optimizer = false;  ///< ZeRO-1: optimizer states sharded over dp
+  int zero_stage = 0;  ///< 0: none; 1: optimizer states, 2: + gradients, 3: + weights sharded over dp
   bool overlap_grad_reduce = true;     ///< dp all-reduce of a bucket starts as soon as its gradients are final
   double grad_bucket_bytes = 0;
   bool scatter_gather_p2p = true;      ///< Megatron's scatter/gather of inter-stage activations over tp ranks

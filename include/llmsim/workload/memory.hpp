@@ -1,8 +1,9 @@
 #pragma once
 // Per-GPU training memory (bytes), a first model refined by the memory-model issue:
-//   weights    P * e                          (e = 2 bytes for bf16/fp16, 4 for fp32/tf32, 1 for fp8)
-//   gradients  P * g                          (g = 4: Megatron accumulates bf16 gradients in fp32; else e)
-//   optimizer  P * 12 / (dp if distributed)   (fp32 master weights, Adam m and v; Rajbhandari et al. 2020 Sec. 3.1)
+//   weights    P * e  / (dp with ZeRO-3)      (e = 2 bytes for bf16/fp16, 4 for fp32/tf32, 1 for fp8)
+//   gradients  P * g  / (dp with ZeRO-2, 3)   (g = 4: Megatron accumulates bf16 gradients in fp32; else e)
+//   optimizer  P * 12 / (dp with ZeRO-1..3)   (fp32 master weights, Adam m and v; Rajbhandari et al. 2020,
+//                                              Sec. 3.1 and Fig. 1: K = 12)
 //   activations per layer and micro-batch, Korthikanti et al. 2022 Table 2:
 //     none:      s*b*h*(10 + 24/t + 5*a*s/(h*t))      with SP: s*b*h*(34/t + 5*a*s/(h*t))
 //     selective: s*b*h*(10 + 24/t)                    with SP: s*b*h*34/t

@@ -23,9 +23,11 @@ struct PipelineWiring {
 std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp);
 
 /// Appends the ops of `order` for `stage`. `on_chunk_done(local_chunk)` is called right after the last
-/// backward of each local chunk (its gradients are final), so the caller can append gradient collectives.
+/// backward of each local chunk (its gradients are final), so the caller can append gradient collectives;
+/// `before_compute(local_chunk)` right before each compute block (e.g. a ZeRO-3 parameter all-gather).
 void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
                          const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
-                         const std::function<void(int local_chunk)>& on_chunk_done = {});
+                         const std::function<void(int local_chunk)>& on_chunk_done = {},
+                         const std::function<void(int local_chunk)>& before_compute = {});
 
 }  // namespace llmsim::workload

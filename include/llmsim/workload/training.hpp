@@ -11,8 +11,10 @@
 // rank sends 1/tp of them and the receiver all-gathers over NVLink (Narayanan et al. SC'21 Sec. 4.1).
 // Data parallelism: gradients (fp32 for bf16 training, else the training precision) are all-reduced over dp in
 // buckets of grad_bucket_MB; with overlap_grad_reduce a chunk's buckets start right after its last backward,
-// else after the whole pipeline. distributed_optimizer (ZeRO-1) turns the all-reduce into a reduce-scatter
-// and adds an all-gather of the updated parameters after the optimizer step. With tied embeddings and pp > 1
+// else after the whole pipeline. ZeRO (zero_stage >= 1; Megatron's distributed optimizer is stage 1) turns
+// the all-reduce into a reduce-scatter; stages 1-2 all-gather the updated parameters after the optimizer step,
+// stage 3 keeps them sharded and all-gathers a chunk's parameters before each of its forward and backward
+// blocks (blocking: prefetch overlap is not modelled). With tied embeddings and pp > 1
 // the embedding gradient is all-reduced between the first and last stage.
 // Rank order is Megatron's: tp fastest, then dp, then pp.
 #include <memory>
