@@ -59,18 +59,27 @@ std::vector<Kernel> layer_forward(const LayerShape& x) {
   };
 }
 
-namespace {
-std::vector<Kernel> backward_of(std::vector<Kernel> forward) {
-  for (auto& k : forward) {
-    k.name += "_bwd";
-    k.flops *= 2;
-    k.bytes *= k.is_gemm() ? 2 : 1.5;
+std::vector<Kernel> backward_input(const std::vector<Kernel>& forward) {
+  std::vector<Kernel> out;
+  for (auto k : forward) {
+    k.name += "_dgrad";
+    const double scale = !k.is_gemm() ? 1.5 : k.category == Category::Attention ? 2 : 1;
+    k.flops *= k.is_gemm() ? scale : 0;
+    k.bytes *= scale;
+    out.push_back(k);
   }
-  return forward;
+  return out;
 }
-}  // namespace
 
-std::vector<Kernel> layer_backward(const LayerShape& x) { return backward_of(layer_forward(x)); }
+std::vector<Kernel> backward_weight(const std::vector<Kernel>& forward) {
+  std::vector<Kernel> out;
+  for (auto k : forward)
+    if (k.is_gemm() && k.category == Category::Gemm) {
+      k.name += "_wgrad";
+      out.push_back(k);
+    }
+  return out;
+}
 
 std::vector<Kernel> layer_recompute(const LayerShape& x, const std::string& recompute) {
   std::vector<Kernel> out;
@@ -88,7 +97,6 @@ std::vector<Kernel> embedding_forward(const LayerShape& x) {
   const double T = x.b * x.s, e = x.bytes_per_element;
   return {elementwise("embedding", Category::Elementwise, 2 * e * T * x.h)};
 }
-std::vector<Kernel> embedding_backward(const LayerShape& x) { return backward_of(embedding_forward(x)); }
 
 std::vector<Kernel> head_forward(const LayerShape& x) {
   const double T = x.b * x.s, e = x.bytes_per_element, v = x.vocab / x.t;
@@ -98,7 +106,6 @@ std::vector<Kernel> head_forward(const LayerShape& x) {
       elementwise("cross_entropy", Category::Elementwise, 3 * 4 * T * v),
   };
 }
-std::vector<Kernel> head_backward(const LayerShape& x) { return backward_of(head_forward(x)); }
 
 double total_flops(const std::vector<Kernel>& kernels) {
   double f = 0;

@@ -9,7 +9,8 @@ namespace llmsim::strategy {
 int max_in_flight(const std::vector<PipelineTask>& order) {
   int live = 0, peak = 0;
   for (const auto& t : order) {
-    live += t.pass == PipelineTask::Pass::Forward ? 1 : -1;
+    if (t.pass == PipelineTask::Pass::Forward) ++live;
+    if (t.pass == PipelineTask::Pass::Backward || t.pass == PipelineTask::Pass::BackwardWeight) --live;
     peak = std::max(peak, live);
   }
   return peak;

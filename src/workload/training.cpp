@@ -89,41 +89,48 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   Workload& w = plan.workload;
   w.iterations = tr.iterations;
 
-  // Compute costs of each global chunk's forward and backward block.
+  // Compute costs of each global chunk: forward (F), activation-gradient backward (B, with recomputation and
+  // the tp collectives), weight-gradient backward (W) and the whole backward (B + W) for schedules that do not
+  // split it.
   CostBuilder cb(s, cm);
-  std::vector<int> fwd_cost(chunks), bwd_cost(chunks);
+  std::vector<int> fwd_cost(chunks), bwd_cost(chunks), input_cost(chunks), weight_cost(chunks);
   const bool gathers = tr.scatter_gather_p2p && t > 1;
   double fwd_flops_job = 0, hw_flops_job = 0;
+  const auto layer = model::layer_forward(shape), embedding = model::embedding_forward(shape),
+             head = model::head_forward(shape);
   for (int j = 0; j < chunks; ++j) {
-    ComputeCost f{"F", 0, {}, 0}, b{"B", 0, {}, 0};
-    cb.add_kernels(f, model::layer_forward(shape), layers_per_chunk);
+    ComputeCost f{"F", 0, {}, 0}, bi{"B", 0, {}, 0}, wg{"W", 0, {}, 0};
+    cb.add_kernels(f, layer, layers_per_chunk);
     cb.add_tp_allreduces(f, 2.0 * layers_per_chunk, act_bytes);
-    cb.add_kernels(b, model::layer_recompute(shape, rc), layers_per_chunk);
-    if (rc == "full") cb.add_tp_allreduces(b, 2.0 * layers_per_chunk, act_bytes);
-    cb.add_kernels(b, model::layer_backward(shape), layers_per_chunk);
-    cb.add_tp_allreduces(b, 2.0 * layers_per_chunk, act_bytes);
+    cb.add_kernels(bi, model::layer_recompute(shape, rc), layers_per_chunk);
+    if (rc == "full") cb.add_tp_allreduces(bi, 2.0 * layers_per_chunk, act_bytes);
+    cb.add_kernels(bi, model::backward_input(layer), layers_per_chunk);
+    cb.add_tp_allreduces(bi, 2.0 * layers_per_chunk, act_bytes);
+    cb.add_kernels(wg, model::backward_weight(layer), layers_per_chunk);
     if (j == 0) {
-      cb.add_kernels(f, model::embedding_forward(shape));
+      cb.add_kernels(f, embedding);
       cb.add_tp_allreduces(f, 1, act_bytes);
-      cb.add_kernels(b, model::embedding_backward(shape));
+      cb.add_kernels(bi, model::backward_input(embedding));
     } else if (gathers) {
       cb.add_tp_allgather(f, act_bytes);
     }
     if (j == chunks - 1) {
-      cb.add_kernels(f, model::head_forward(shape));
-      cb.add_kernels(b, model::head_backward(shape));
-      cb.add_tp_allreduces(b, 1, act_bytes);
+      cb.add_kernels(f, head);
+      cb.add_kernels(bi, model::backward_input(head));
+      cb.add_kernels(wg, model::backward_weight(head));
+      cb.add_tp_allreduces(bi, 1, act_bytes);
     } else if (gathers) {
-      cb.add_tp_allgather(b, act_bytes);
+      cb.add_tp_allgather(bi, act_bytes);
     }
-    CostBuilder::finish(f);
-    CostBuilder::finish(b);
+    for (auto* c : {&f, &bi, &wg}) CostBuilder::finish(*c);
+    ComputeCost whole{"B", bi.duration + wg.duration, {}, bi.flops + wg.flops};
+    for (int c = 0; c < kTimeCategories; ++c) whole.by_category[c] = bi.by_category[c] + wg.by_category[c];
     fwd_flops_job += f.flops;
-    hw_flops_job += f.flops + b.flops;
-    fwd_cost[j] = static_cast<int>(w.costs.size());
-    w.costs.push_back(f);
-    bwd_cost[j] = static_cast<int>(w.costs.size());
-    w.costs.push_back(b);
+    hw_flops_job += f.flops + whole.flops;
+    for (auto [index, cost] : {std::pair{&fwd_cost, &f}, {&bwd_cost, &whole}, {&input_cost, &bi}, {&weight_cost, &wg}}) {
+      (*index)[j] = static_cast<int>(w.costs.size());
+      w.costs.push_back(*cost);
+    }
   }
   // Per micro-batch and tp rank -> whole job per iteration.
   const double replicas = double(m) * dp * t;
@@ -241,7 +248,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
         wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
         started.push_back(b);
       };
-      PipelineWiring wiring{pp, owner, fwd_cost, bwd_cost, gathers ? act_bytes / t : act_bytes,
+      PipelineWiring wiring{pp, owner, fwd_cost, bwd_cost, input_cost, weight_cost, gathers ? act_bytes / t : act_bytes,
                             [&](int st) { return worker_of(st, r); }};
       for (int it = 0; it < tr.iterations; ++it) {
         append_pipeline_ops(

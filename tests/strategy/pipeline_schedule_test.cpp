@@ -23,18 +23,24 @@ std::unique_ptr<strategy::PipelineSchedule> schedule_named(const std::string& na
   return entry->factory(params, s);
 }
 
-/// Runs p stages with forward/backward blocks of tf/tb per chunk and 0-byte transfers on a zero-latency
-/// cluster; returns the iteration time.
-double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb) {
+/// Runs p stages with forward / whole-backward blocks of tf/tb per chunk (the backward split into tb - tw for B
+/// and tw for W) and 0-byte transfers on a zero-latency cluster; returns the iteration time.
+double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb, double tw = 0) {
   const auto s = test::shipped("scenarios/default.json",
                                {"cluster.nodes=" + std::to_string(p), "cluster.nic_latency_us=0", "cluster.topology.switch_latency_us=0",
                                 "hardware.nvlink_latency_us=0", "parallelism.tp=8", "parallelism.pp=1",
                                 "training.global_batch=240"});
   const int v = sch.chunks_per_stage();
   workload::Workload w;
-  w.costs = {{"F", tf / v, {}, 0}, {"B", tb / v, {}, 0}};
-  workload::PipelineWiring wiring{p, workload::chunk_owners(sch, p), std::vector<int>(p * v, 0),
-                                  std::vector<int>(p * v, 1), 0.0, [](int stage) { return stage; }};
+  w.costs = {{"F", tf / v, {}, 0}, {"B", tb / v, {}, 0}, {"B", (tb - tw) / v, {}, 0}, {"W", tw / v, {}, 0}};
+  workload::PipelineWiring wiring{p,
+                                  workload::chunk_owners(sch, p),
+                                  std::vector<int>(p * v, 0),
+                                  std::vector<int>(p * v, 1),
+                                  std::vector<int>(p * v, 2),
+                                  std::vector<int>(p * v, 3),
+                                  0.0,
+                                  [](int stage) { return stage; }};
   for (int stage = 0; stage < p; ++stage) {
     workload::Worker wk;
     wk.node = stage;
@@ -50,12 +56,13 @@ double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, 
 }  // namespace
 
 TEST(PipelineSchedules, EveryTaskExactlyOnceAndBackwardAfterForward) {
-  for (const char* name : {"gpipe", "1f1b", "interleaved-1f1b"}) {
+  for (const char* name : {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1"}) {
     const auto sch = schedule_named(name);
     const int p = 4, m = 8, v = sch->chunks_per_stage();
+    const size_t passes = std::string(name) == "zb-h1" ? 3 : 2;  // F, B, W
     for (int stage = 0; stage < p; ++stage) {
       const auto order = sch->stage_order({p, stage, m});
-      ASSERT_EQ(order.size(), static_cast<size_t>(2 * m * v)) << name;
+      ASSERT_EQ(order.size(), passes * m * v) << name;
       for (const auto& t : order) {
         EXPECT_EQ(std::count(order.begin(), order.end(), t), 1) << name;
         if (t.pass == PipelineTask::Pass::Backward) {
@@ -90,6 +97,28 @@ TEST(PipelineBubble, InterleavedMatchesClosedForm) {
   const double tf = 1.0, tb = 2.0;
   const double t = simulate(*schedule_named("interleaved-1f1b", v), p, m, tf, tb);
   EXPECT_NEAR(1 - m * (tf + tb) / t, (p - 1.0) / (v * m + p - 1), 1e-9);
+}
+
+TEST(PipelineBubble, ZbH1MatchesClosedForm) {
+  // Qi et al. 2024, Sec. 3.1: bubble (p-1)(T_F + T_B - T_W), T_B and T_W the two halves of the backward.
+  const int p = 4, m = 8;
+  const double tf = 1.0, tb = 2.0, tw = 1.0;
+  const double t = simulate(*schedule_named("zb-h1"), p, m, tf, tb, tw);
+  EXPECT_NEAR(t - m * (tf + tb), (p - 1) * (tf + (tb - tw) - tw), 1e-9);
+}
+
+TEST(PipelineBubble, ZbH1WithUnequalPasses) {
+  const int p = 4, m = 12;
+  const double tf = 1.0, tb = 2.2, tw = 0.9;  // B = 1.3
+  const double t = simulate(*schedule_named("zb-h1"), p, m, tf, tb, tw);
+  EXPECT_NEAR(t - m * (tf + tb), (p - 1) * (tf + (tb - tw) - tw), 1e-9);
+}
+
+TEST(PipelineSchedules, ZbH1KeepsThePeakActivationsOf1F1B) {
+  // No stage holds more than p micro-batches, 1F1B's first-stage peak (Qi et al. 2024, Sec. 3.1).
+  const auto zb = schedule_named("zb-h1");
+  for (int stage = 0; stage < 4; ++stage) EXPECT_LE(strategy::max_in_flight(zb->stage_order({4, stage, 8})), 4);
+  EXPECT_EQ(strategy::max_in_flight(zb->stage_order({4, 0, 8})), 4);
 }
 
 TEST(PipelineBubble, GpipeMatchesClosedForm) {

@@ -36,19 +36,21 @@ struct LayerShape {
 
 /// Forward kernels of one transformer layer (attention block then MLP block), without the tp collectives.
 std::vector<Kernel> layer_forward(const LayerShape& x);
-/// Backward kernels of one layer: each GEMM becomes a data-gradient and a weight-gradient GEMM (2x FLOPs and
-/// bytes); an element-wise kernel that reads x and writes y forward reads x (or y) and dy and writes dx
-/// backward: 1.5x its forward bytes (exact for softmax, GeLU and norms; dropout and residual adds move less).
-std::vector<Kernel> layer_backward(const LayerShape& x);
+/// The activation-gradient part (B) of the backward of `forward`: a weight GEMM gives its data-gradient GEMM
+/// (1x FLOPs and bytes), an attention GEMM (no weights) both input gradients (2x), an element-wise kernel that
+/// reads x and writes y forward reads x (or y) and dy and writes dx backward: 1.5x its forward bytes (exact for
+/// softmax, GeLU and norms; dropout and residual adds move less).
+std::vector<Kernel> backward_input(const std::vector<Kernel>& forward);
+/// The weight-gradient part (W): one weight-gradient GEMM (1x FLOPs and bytes) per weight GEMM. B + W is the
+/// whole backward, 2x the forward GEMM FLOPs (Narayanan et al. SC'21 Sec. 5.1; Qi et al. 2024, zero bubble).
+std::vector<Kernel> backward_weight(const std::vector<Kernel>& forward);
 /// The kernels recomputed before a layer's backward: all of layer_forward for "full", the attention core
 /// (scores, softmax, dropout, attention over V) for "selective" (Korthikanti et al. 2022, Sec. 4.2), none for "none".
 std::vector<Kernel> layer_recompute(const LayerShape& x, const std::string& recompute);
 /// Input embedding lookup (first stage), forward and backward.
 std::vector<Kernel> embedding_forward(const LayerShape& x);
-std::vector<Kernel> embedding_backward(const LayerShape& x);
 /// Final norm, logits GEMM (vocabulary split over tp) and cross-entropy (last stage), forward and backward.
 std::vector<Kernel> head_forward(const LayerShape& x);
-std::vector<Kernel> head_backward(const LayerShape& x);
 
 double total_flops(const std::vector<Kernel>& kernels);
 

@@ -11,7 +11,9 @@
 namespace llmsim::strategy {
 
 struct PipelineTask {
-  enum class Pass { Forward, Backward };
+  /// Backward: the whole backward; BackwardInput (B, activation gradient, on the critical path) and
+  /// BackwardWeight (W, weight gradient, deferrable) split it as in zero-bubble schedules.
+  enum class Pass { Forward, Backward, BackwardInput, BackwardWeight };
   Pass pass;
   int micro_batch;  ///< 0 .. m-1
   int chunk;        ///< local model chunk on this stage, 0 .. chunks_per_stage()-1
@@ -40,7 +42,8 @@ class PipelineSchedule {
 };
 
 /// Largest number of (micro-batch, chunk) forward activation sets a stage holds at once under `order`
-/// (each forward adds one, each backward frees one) — the activation-memory multiplier of the schedule.
+/// (each forward adds one; a whole backward or a weight-gradient task frees one — B keeps the inputs W needs)
+/// — the activation-memory multiplier of the schedule.
 int max_in_flight(const std::vector<PipelineTask>& order);
 
 using PipelineScheduleRegistry = Registry<PipelineSchedule>;

@@ -1,7 +1,8 @@
 #pragma once
 // Expands a stage's pipeline order (strategy::PipelineSchedule) into ops for one pipeline replica:
 // for each task, Recv the input from the stage producing the previous chunk (forward) or the next chunk
-// (backward) when that stage is another one, Compute, then Send to the consumer.
+// (backward, or its activation-gradient part B) when that stage is another one, Compute, then Send to the
+// consumer. A weight-gradient task (W) only computes.
 #include <functional>
 #include <vector>
 
@@ -14,7 +15,9 @@ struct PipelineWiring {
   int pp = 1;
   std::vector<int> owner;          ///< stage holding each global model chunk
   std::vector<int> forward_cost;   ///< ComputeCost index per global chunk
-  std::vector<int> backward_cost;  ///< ComputeCost index per global chunk
+  std::vector<int> backward_cost;  ///< ComputeCost index per global chunk: the whole backward (B + W)
+  std::vector<int> input_cost;     ///< activation-gradient backward (B) per global chunk
+  std::vector<int> weight_cost;    ///< weight-gradient backward (W) per global chunk
   double p2p_bytes = 0;            ///< per GPU per transfer
   std::function<int(int stage)> worker;  ///< worker of a stage in this replica
 };

@@ -37,7 +37,8 @@ struct CollectiveSpec {
   std::vector<double> matrix;  ///< all-to-all-v: bytes per GPU from member i to member j, row-major
 };
 
-enum class Pass : uint8_t { None, Forward, Backward };
+/// Backward = the whole backward; BackwardInput (B) and BackwardWeight (W) its two halves (zero-bubble split).
+enum class Pass : uint8_t { None, Forward, Backward, BackwardInput, BackwardWeight };
 
 struct Op {
   enum class Kind : uint8_t {
