@@ -108,6 +108,12 @@ FieldList parallelism_fields() {
       Field::integer("pp", "pipeline-parallel stages").at_least(1).with_default(1),
       Field::integer("dp", "data-parallel replicas; auto = gpus/(tp*pp*cp)").at_least(1).or_auto().with_default("auto"),
       Field::integer("cp", "context-parallel size (not modelled yet: only 1)").at_least(1).at_most(1).with_default(1),
+      Field::choice("tp_variant", {"megatron", "fal", "fal+"},
+                    "tensor-parallel block: megatron (2 all-reduces per layer and pass); fal (First Attentions Last: "
+                    "MLPs read the first block's attention output, so a block's attention and MLP partial sums share "
+                    "one all-reduce, except in the first block); fal+ (the normalised first attention output is added "
+                    "to each block's attention output, which the MLP then needs reduced: both all-reduces remain)")
+          .with_default("megatron"),
       Field::boolean("sequence_parallel", "Megatron sequence parallelism: tp all-reduces become reduce-scatter + all-gather")
           .with_default(false),
   };

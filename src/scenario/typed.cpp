@@ -95,7 +95,7 @@ Scenario to_typed(const json& raw) {
   md.params_b = m["params_B"];
 
   const json& p = raw["parallelism"];
-  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["sequence_parallel"]};
+  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["sequence_parallel"], p["tp_variant"]};
 
   const json& t = raw["training"];
   Training& tr = s.training;

@@ -100,12 +100,15 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
              head = model::head_forward(shape);
   for (int j = 0; j < chunks; ++j) {
     ComputeCost f{"F", 0, {}, 0}, bi{"B", 0, {}, 0}, wg{"W", 0, {}, 0};
+    // All-reduces per pass of this chunk's layers: 2 per layer; FAL shares one per layer after the model's first.
+    const double reductions =
+        s.parallelism.tp_variant == "fal" ? layers_per_chunk + (j == 0 ? 1.0 : 0.0) : 2.0 * layers_per_chunk;
     cb.add_kernels(f, layer, layers_per_chunk);
-    cb.add_tp_allreduces(f, 2.0 * layers_per_chunk, act_bytes);
+    cb.add_tp_allreduces(f, reductions, act_bytes);
     cb.add_kernels(bi, model::layer_recompute(shape, rc), layers_per_chunk);
-    if (rc == "full") cb.add_tp_allreduces(bi, 2.0 * layers_per_chunk, act_bytes);
+    if (rc == "full") cb.add_tp_allreduces(bi, reductions, act_bytes);
     cb.add_kernels(bi, model::backward_input(layer), layers_per_chunk);
-    cb.add_tp_allreduces(bi, 2.0 * layers_per_chunk, act_bytes);
+    cb.add_tp_allreduces(bi, reductions, act_bytes);
     cb.add_kernels(wg, model::backward_weight(layer), layers_per_chunk);
     if (j == 0) {
       cb.add_kernels(f, embedding);

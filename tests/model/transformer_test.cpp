@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/scenarios.hpp"
+#include "llmsim/collectives/ring.hpp"
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
@@ -73,4 +74,23 @@ TEST(ComputeModel, RooflineOfOneGemmAndOneElementwiseKernel) {
   EXPECT_DOUBLE_EQ(cm.kernel_time(g), g.flops / (312e12 * c.matmul_efficiency * g1 * g1 * g1) + c.kernel_overhead);
   const model::Kernel e{"e", model::Category::Elementwise, 0, 1e9};
   EXPECT_DOUBLE_EQ(cm.kernel_time(e), 1e9 / (2039e9 * c.memory_efficiency) + c.kernel_overhead);
+}
+
+TEST(TensorParallelVariants, FalRemovesOneAllReducePerBlockAfterTheFirst) {
+  auto tp_time = [](const std::string& variant) {
+    const auto s = test::shipped("scenarios/validation/gpt-18.4b.json", {"parallelism.tp_variant=" + variant});
+    const auto plan = plan_for(s);
+    double forward = 0;
+    for (const auto& c : plan.workload.costs)
+      if (c.name == "F") forward += c.by_category[static_cast<int>(workload::TimeCategory::TpComm)];
+    return forward;
+  };
+  const auto s = test::shipped("scenarios/validation/gpt-18.4b.json");
+  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const auto x = model::LayerShape::from(s);
+  const double one = collectives::ring_time(collectives::Kind::AllReduce, 8, model::tp_activation_bytes(x),
+                                            cm.nvlink_bandwidth(), cm.nvlink_latency());
+  // 40 layers: Megatron 80 forward all-reduces, FAL 41 (+ the embedding's one in both).
+  EXPECT_NEAR(tp_time("megatron") - tp_time("fal"), (s.model.layers - 1) * one, 1e-12);
+  EXPECT_NEAR(tp_time("fal+"), tp_time("megatron"), 1e-15);
 }

@@ -66,6 +66,7 @@ struct Model {
 struct Parallelism {
   int tp = 1, pp = 1, dp = 1, cp = 1;
   bool sequence_parallel = false;
+  std::string tp_variant = "megatron";  ///< megatron | fal | fal+ (collective counts in workload/training.hpp)
 };
 
 struct Training {

@@ -7,6 +7,10 @@
 // all-reduces when recomputing a full layer) + layer_backward kernels + 2 all-reduces. The embedding (first
 // model chunk) adds one tp all-reduce forward; the output layer (last chunk) one backward. tp collectives are
 // blocking and run inside a node over NVSwitch: ring formula with the calibrated NVLink bandwidth.
+// tp_variant "fal" (First Attentions Last): every MLP after the first block reads the first block's attention
+// output, so a block's attention and MLP partial sums are reduced by one all-reduce per pass (the first block
+// keeps two); "fal+" adds the normalised first attention output to each block's attention output, which the
+// MLP then needs reduced, so both all-reduces remain.
 // Pipeline: activations of b*s*h elements go between consecutive model chunks; with scatter/gather each tp
 // rank sends 1/tp of them and the receiver all-gathers over NVLink (Narayanan et al. SC'21 Sec. 4.1).
 // Data parallelism: gradients (fp32 for bf16 training, else the training precision) are all-reduced over dp in
