@@ -92,6 +92,7 @@ class Runtime {
   std::vector<std::unordered_map<int, int>> collective_starts_, collective_waits_;
   std::map<std::tuple<int, int, uintptr_t>, double> send_posted_;
   std::set<int> finished_;
+  std::unordered_map<int, double> comm_free;  // worker -> time its communication stream is free
   bool switch_reduction_ = false;
   bool flow_level_ = true;
   double message_overhead_ = 0;
@@ -119,6 +120,7 @@ void Runtime::run_worker(int id) {
     if (op.kind == Op::Kind::Recv) mailbox(op.ref, id)->set_receiver(sg4::Actor::self());
   }
   std::set<uintptr_t> early;
+  std::unordered_map<int, double> events;  // event id -> completion time on the comm stream
   for (const auto& op : wk.ops) {
     const double t0 = sg4::Engine::get_clock();
     switch (op.kind) {
@@ -147,6 +149,23 @@ void Runtime::run_worker(int id) {
         break;
       }
       case Op::Kind::IterationEnd: rec_.iteration_end(id, op.ref, t0); break;
+      case Op::Kind::CommAsync: {
+        // The comm stream is a FIFO of analytic collectives: no SimGrid activity is needed.
+        const auto& cost = w_.costs[op.ref];
+        const double start = std::max(t0, comm_free[id]);
+        comm_free[id] = events[op.micro_batch] = start + cost.duration;
+        rec_.event({id, 1, TimeCategory::TpComm, op.pass, -1, op.chunk, op.ref, start, start + cost.duration});
+        break;
+      }
+      case Op::Kind::WaitEvent: {
+        const double until = events.at(op.micro_batch);
+        if (until > t0) {
+          sg4::this_actor::sleep_for(until - t0);
+          rec_.count_activity();
+          rec_.add_time(id, TimeCategory::TpComm, until - t0);
+        }
+        break;
+      }
     }
   }
   finished_.insert(id);

@@ -47,7 +47,13 @@ struct Op {
     Recv,         ///< ref = peer worker; waits for the (pass, micro_batch, chunk) message
     CollStart,    ///< ref = CollectiveSpec index; starts asynchronously
     CollWait,     ///< ref = CollectiveSpec index; blocks until it is done
-    IterationEnd  ///< marks the end of an iteration on this worker
+    IterationEnd, ///< marks the end of an iteration on this worker
+    /// ref = ComputeCost index: an in-node collective of that (analytic) duration queued on the worker's
+    /// communication stream — it starts when the stream is free, runs beside the compute stream, and
+    /// completes event `micro_batch` (the field is reused as the event id).
+    CommAsync,
+    /// Blocks the compute stream until event `micro_batch` has completed; the wait is exposed communication.
+    WaitEvent
   };
   Kind kind;
   Pass pass = Pass::None;
