@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(llmsim::collectives::kind_names()));
   bench->add_option("--algorithm", bench_opts.algorithm, "algorithm (auto = NCCL-style choice per size)")
       ->check(CLI::IsMember(llmsim::collectives::algorithm_names()));
-  bench->add_option("--ranks", bench_opts.ranks, "ranks: the first N GPUs (default: all)")->check(CLI::PositiveNumber);
+  bench->add_option("--ranks", bench_opts.ranks, "ranks: the first N GPUs (default: all)")->check(CLI::Range(1, 1 << 30));
   bench->add_option("--min", bench_opts.min, "smallest size per rank, e.g. 1K");
   bench->add_option("--max", bench_opts.max, "largest size per rank, e.g. 8G");
   bench->add_option("--factor", bench_opts.factor, "size multiplier between steps")->check(CLI::Range(1.01, 1e6));

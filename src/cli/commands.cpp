@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "llmsim/bench/collective_bench.hpp"
@@ -18,6 +19,9 @@ namespace llmsim::cli {
 int run_command(const RunOptions& o) {
   spdlog::set_level(spdlog::level::from_str(o.log_level));
   const auto s = scenario::load_scenario(o.scenario, o.overrides);
+  if (s.network.model == "ns-3")
+    throw ScenarioError("/network/model", "the ns-3 packet-level model is for bench-collective with messages up to 64K; "
+                                          "training transfers are far too large for it (use CM02, LV08 or IB)");
   const std::string out = o.out.empty() ? "results/" + s.name : o.out;
   const auto summary = run::run_training(s, out);
   std::cout << report::summary_table(summary) << "  outputs in " << out << "/\n";
@@ -36,9 +40,24 @@ int bench_command(const BenchCliOptions& o) {
   b.factor = o.factor;
   b.window = o.window;
   if (b.max_bytes < b.min_bytes) throw ScenarioError("--max", "must be at least --min");
+  if (b.max_bytes > 1099511627776.0) throw ScenarioError("--max", "at most 1024G per rank");
+  if (s.network.model == "ns-3" && b.max_bytes > 65536)
+    throw ScenarioError("--max", "the ns-3 model of Debian's SimGrid 3.32 aborts on larger transfers: at most 64K with ns-3");
+  if (!o.csv.empty()) {  // fail before the run, not after it
+    const std::filesystem::path csv(o.csv);
+    const auto dir = csv.parent_path().empty() ? std::filesystem::path(".") : csv.parent_path();
+    if (std::filesystem::is_directory(csv) || !std::filesystem::is_directory(dir))
+      throw ScenarioError("--csv", o.csv + " is a directory or its folder does not exist");
+  }
   const auto rows = bench::bench_collective(s, b);
   std::cout << bench::bench_table(rows, b, b.ranks > 0 ? b.ranks : s.cluster.total_gpus());
-  if (!o.csv.empty()) report::write_text(o.csv, bench::bench_csv(rows));
+  if (!o.csv.empty()) {
+    try {
+      report::write_text(o.csv, bench::bench_csv(rows));
+    } catch (const std::exception& e) {
+      throw ScenarioError("--csv", e.what());
+    }
+  }
   return 0;
 }
 

@@ -96,7 +96,7 @@ void apply_override(json& scenario, const std::string& assignment) {
   json value;
   try {
     value = json::parse(text);
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {  // not JSON (or a number JSON cannot hold): taken as a string
     value = text;
   }
   std::stringstream parts(key);
@@ -144,8 +144,8 @@ void expand_presets(json& raw) {
 template <class Interface>
 Field family_field(json& parent, const std::string& key, const std::string& path, const std::string& fallback,
                    const std::string& help) {
+  if (!parent.contains(key)) parent[key] = json{{"name", fallback}};
   json& v = parent[key];
-  if (v.is_null()) v = json{{"name", fallback}};
   if (v.is_string()) v = json{{"name", v.get<std::string>()}};
   if (!v.is_object()) throw ScenarioError(path, "expected an object with a \"name\", or a name");
   const auto& reg = strategy::Registry<Interface>::instance();

@@ -55,11 +55,17 @@ void check_value(const Field& f, json& v, const std::string& path) {
   };
   if (f.allow_auto && v.is_string() && v.get<std::string>() == "auto") return;
   switch (f.type) {
-    case FieldType::Integer:
+    case FieldType::Integer: {
+      // Every integer field is stored in 32 bits: larger values are out of range, not wrapped.
+      constexpr double kMaxInt = 2147483647.0;
+      if (v.is_number() && std::fabs(v.get<double>()) > kMaxInt)
+        throw ScenarioError(path, "value " + format_number(v.get<double>()) + " is out of range (" + describe_allowed(f) +
+                                      ", and at most 2147483647)");
       if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) v = v.get<long long>();
       if (!v.is_number_integer() && !v.is_number_unsigned()) wrong_type();
       check_range(f, v.get<double>(), path);
       break;
+    }
     case FieldType::Number:
       if (!v.is_number()) wrong_type();
       check_range(f, v.get<double>(), path);

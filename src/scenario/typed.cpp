@@ -124,6 +124,12 @@ Scenario to_typed(const json& raw) {
 }
 
 void check_cross_fields(const Scenario& s) {
+  const bool plain = !s.name.empty() && s.name.size() <= 128 && s.name[0] != '.' &&
+                     s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") ==
+                         std::string::npos;
+  if (!plain)
+    throw ScenarioError("/name", "\"" + s.name + "\" is not a plain name (letters, digits, '.', '_', '+', '-'; not starting "
+                                 "with '.'; at most 128 characters): it names the default output directory results/<name>/");
   const auto& p = s.parallelism;
   const auto& m = s.model;
   const auto& t = s.training;

@@ -160,3 +160,39 @@ TEST(Topologies, Ns3IsRejectedOnMultiLinkTopologies) {
     EXPECT_EQ(e.path(), "/network/model");
   }
 }
+
+namespace {
+/// Writes `xml` to a fresh temporary platform file and expects building it to fail at /cluster/topology/file.
+void expect_platform_error(const std::string& xml, int nodes, const std::string& name = "platform.xml") {
+  char dir[] = "/tmp/llmsim-xml-XXXXXX";
+  const std::string file = std::string(mkdtemp(dir)) + "/" + name;
+  std::ofstream(file) << xml;
+  try {
+    const auto s = on(R"({"name": "simgrid-xml", "file": ")" + file + R"("})", nodes);
+    engine::Simulation sim(s, 1);
+    FAIL() << "accepted: " << xml;
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/cluster/topology/file") << e.what();
+  }
+}
+const std::string kHead = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
+}  // namespace
+
+TEST(Topologies, PlatformWithoutRoutesIsAScenarioError) {
+  // SimGrid itself would crash on the first transfer between g0 and g1.
+  expect_platform_error(kHead + "<zone id=\"w\" routing=\"Full\"><host id=\"g0\" speed=\"1Gf\"/><host id=\"g1\" speed=\"1Gf\"/>"
+                                "</zone></platform>\n", 2);
+}
+
+TEST(Topologies, PlatformWithAZeroBandwidthLinkIsAScenarioError) {
+  expect_platform_error(kHead + "<zone id=\"w\" routing=\"Full\"><host id=\"g0\" speed=\"1Gf\"/><host id=\"g1\" speed=\"1Gf\"/>"
+                                "<link id=\"l\" bandwidth=\"0Bps\" latency=\"1us\"/><route src=\"g0\" dst=\"g1\"><link_ctn id=\"l\"/>"
+                                "</route></zone></platform>\n", 2);
+}
+
+TEST(Topologies, OnlyXmlPlatformFilesAreAccepted) {
+  char dir[] = "/tmp/llmsim-xml-XXXXXX";
+  const std::string file = std::string(mkdtemp(dir)) + "/plat.so";
+  std::ofstream(file) << "not a library";
+  EXPECT_THROW(on(R"({"name": "simgrid-xml", "file": ")" + file + R"("})", 2), ScenarioError);
+}

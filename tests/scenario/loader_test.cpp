@@ -485,3 +485,36 @@ TEST(LoaderClosestMatch, NothingCloseGivesEmpty) {
 }
 
 }  // namespace
+
+TEST(LoaderError, NameMustBeAPlainFileName) {
+  auto j = default_json();
+  j["name"] = "../../outside";
+  try {
+    sc::resolve(j);
+    FAIL();
+  } catch (const llmsim::ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/name");
+  }
+}
+
+TEST(LoaderError, IntegersBeyond32BitsAreOutOfRangeNotWrapped) {
+  auto j = default_json();
+  j["cluster"]["gpus_per_node"] = 4294967304.0;  // 2^32 + 8 would wrap to 8
+  try {
+    sc::resolve(j);
+    FAIL();
+  } catch (const llmsim::ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/cluster/gpus_per_node");
+  }
+}
+
+TEST(LoaderError, NullStrategyIsAnErrorNotTheDefault) {
+  auto j = default_json();
+  j["strategies"]["pipeline_schedule"] = nullptr;
+  try {
+    sc::resolve(j);
+    FAIL();
+  } catch (const llmsim::ScenarioError& e) {
+    EXPECT_EQ(e.path(), "/strategies/pipeline_schedule");
+  }
+}

@@ -49,7 +49,7 @@ struct Cluster {
   int nics_per_node = 0;
   double nic_bandwidth = 0;      ///< [bytes/s] per direction
   double nic_latency = 0;        ///< NIC + cable, one way [s]
-  int total_gpus() const { return nodes * gpus_per_node; }
+  long long total_gpus() const { return static_cast<long long>(nodes) * gpus_per_node; }
 };
 
 struct Model {
