@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,7 +40,7 @@ struct CollectiveInstance {
 class Runtime {
  public:
   Runtime(const workload::Workload& w, const platform::ClusterPlatform& p, report::Recorder& rec)
-      : w_(w), p_(p), rec_(rec), group_tail_(w.groups.size()) {
+      : w_(w), p_(p), rec_(rec), streams_(w.groups.size()) {
     std::vector<int> uses(w.collectives.size(), 0);  // most starts of each collective by one worker
     for (const auto& wk : w.workers) {
       std::vector<int> mine(w.collectives.size(), 0);
@@ -80,7 +81,8 @@ class Runtime {
   }
   void start_collective(int id, int spec);
   void wait_collective(int id, int spec);
-  void drive_collective(int spec, std::shared_ptr<CollectiveInstance> inst, std::shared_ptr<CollectiveInstance> prev);
+  void drive_collective(int spec, const std::shared_ptr<CollectiveInstance>& inst);
+  void drain_stream(int group);
 
   const workload::Workload& w_;
   const platform::ClusterPlatform& p_;
@@ -88,7 +90,13 @@ class Runtime {
   /// One per start of each collective, created before the simulation starts: creating SimGrid
   /// synchronisation objects inside an actor yields to other actors.
   std::vector<std::vector<std::shared_ptr<CollectiveInstance>>> instances_;  // [collective][start index]
-  std::vector<std::shared_ptr<CollectiveInstance>> group_tail_;
+  /// One NCCL-like stream per group: collectives whose members have all arrived, run in arrival order by a
+  /// single actor that lives while the queue is not empty (one actor per group, not one per collective).
+  struct GroupStream {
+    std::deque<std::pair<int, std::shared_ptr<CollectiveInstance>>> ready;
+    bool active = false;
+  };
+  std::vector<GroupStream> streams_;
   std::vector<std::unordered_map<int, int>> collective_starts_, collective_waits_;
   std::map<std::tuple<int, int, uintptr_t>, double> send_posted_;
   std::set<int> finished_;
@@ -211,10 +219,21 @@ void Runtime::start_collective(int id, int spec) {
   auto inst = instance(spec, index);
   const auto& group = w_.groups[w_.collectives[spec].group];
   if (++inst->arrived < static_cast<int>(group.size())) return;
-  auto prev = group_tail_[w_.collectives[spec].group];
-  group_tail_[w_.collectives[spec].group] = inst;
-  sg4::Actor::create("collective", host(group.front()),
-                     [this, spec, inst, prev]() { drive_collective(spec, inst, prev); });
+  const int g = w_.collectives[spec].group;
+  streams_[g].ready.emplace_back(spec, inst);
+  if (streams_[g].active) return;
+  streams_[g].active = true;
+  sg4::Actor::create("collectives", host(group.front()), [this, g]() { drain_stream(g); });
+}
+
+void Runtime::drain_stream(int group) {
+  auto& stream = streams_[group];
+  while (!stream.ready.empty()) {
+    const auto [spec, inst] = stream.ready.front();
+    stream.ready.pop_front();
+    drive_collective(spec, inst);
+  }
+  stream.active = false;  // no simcall between the empty check and here: no arrival can slip in
 }
 
 void Runtime::wait_collective(int id, int spec) {
@@ -224,12 +243,7 @@ void Runtime::wait_collective(int id, int spec) {
   while (!inst->done) inst->cv->wait(lock);
 }
 
-void Runtime::drive_collective(int spec, std::shared_ptr<CollectiveInstance> inst,
-                               std::shared_ptr<CollectiveInstance> prev) {
-  if (prev) {
-    std::unique_lock<sg4::Mutex> lock(*prev->mutex);
-    while (!prev->done) prev->cv->wait(lock);
-  }
+void Runtime::drive_collective(int spec, const std::shared_ptr<CollectiveInstance>& inst) {
   const auto& c = w_.collectives[spec];
   const auto& group = w_.groups[c.group];
   const double t0 = sg4::Engine::get_clock();

@@ -10,7 +10,8 @@
 //   CollStart when the last member arrives, a driver actor runs the ring channels (collectives::ring_channels,
 //             NCCL's one ring per NIC): each edge of each channel is one flow of its share of
 //             width x ring_edge_bytes (aggregated over the ring's steps), then (steps-1) times the
-//             largest edge latency; collectives of one group run one after another (one NCCL stream).
+//             largest edge latency; collectives of one group run one after another (one NCCL stream), driven by one
+//             actor per group while its queue is not empty.
 //   CollWait  blocks until that collective is done (exposed data-parallel communication).
 // SimGrid's engine is a process-wide singleton: run_workload may be called once per process.
 #include "llmsim/platform/cluster_platform.hpp"
