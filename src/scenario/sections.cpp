@@ -107,6 +107,9 @@ FieldList parallelism_fields() {
       Field::integer("tp", "tensor-parallel size (Megatron TP)").at_least(1).with_default(1),
       Field::integer("pp", "pipeline-parallel stages").at_least(1).with_default(1),
       Field::integer("dp", "data-parallel replicas; auto = gpus/(tp*pp*cp)").at_least(1).or_auto().with_default("auto"),
+      Field::integer("last_stage_layers", "layers on the last pipeline stage (uneven balancing: the output layer "
+                                          "makes it heavier); auto = layers/pp; the others split the rest evenly")
+          .at_least(1).or_auto().with_default("auto"),
       Field::integer("cp", "context-parallel size (not modelled yet: only 1)").at_least(1).at_most(1).with_default(1),
       Field::choice("tp_variant", {"megatron", "fal", "fal+"},
                     "tensor-parallel block: megatron (2 all-reduces per layer and pass); fal (First Attentions Last: "

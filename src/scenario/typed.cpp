@@ -1,5 +1,7 @@
 #include "llmsim/scenario/typed.hpp"
 
+#include <algorithm>
+
 #include "llmsim/util/error.hpp"
 
 namespace llmsim::scenario {
@@ -26,6 +28,8 @@ void fill_derived_defaults(json& raw) {
   derive(m, "kv_heads", m["heads"]);
   derive(m, "ffn_hidden", 4 * m["hidden"].get<long long>());
   derive(raw["training"], "seq_len", m["max_seq_len"]);
+  json& pl = raw["parallelism"];
+  derive(pl, "last_stage_layers", m["layers"].get<long long>() / std::max(1LL, pl["pp"].get<long long>()));
   json& par = raw["parallelism"];
   if (is_auto(par["dp"])) {
     const long long gpus = cl["nodes"].get<long long>() * cl["gpus_per_node"].get<long long>();
@@ -95,7 +99,7 @@ Scenario to_typed(const json& raw) {
   md.params_b = m["params_B"];
 
   const json& p = raw["parallelism"];
-  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["sequence_parallel"], p["tp_variant"]};
+  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["sequence_parallel"], p["tp_variant"], p["last_stage_layers"]};
 
   const json& t = raw["training"];
   Training& tr = s.training;

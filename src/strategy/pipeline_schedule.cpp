@@ -21,11 +21,29 @@ std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenari
   const auto* entry = PipelineScheduleRegistry::instance().find(choice.name);
   if (!entry) throw ScenarioError("/strategies/pipeline_schedule/name", "unknown schedule \"" + choice.name + "\"");
   auto schedule = entry->factory(choice.params, s);
-  const int chunks = s.parallelism.pp * schedule->chunks_per_stage();
-  if (s.model.layers % chunks != 0)
-    throw ScenarioError("/model/layers", std::to_string(s.model.layers) + " layers do not divide into pp*virtual_stages = " +
-                                             std::to_string(chunks) + " equal chunks (layers must be a multiple of it)");
+  chunk_layers(s, *schedule);  // the layer split must exist
   return schedule;
+}
+
+std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
+  const int pp = s.parallelism.pp, v = schedule.chunks_per_stage(), layers = s.model.layers;
+  const std::string n = std::to_string(layers);
+  if (s.parallelism.last_stage_layers * pp == layers) {  // the even split (also what "auto" resolves to)
+    if (layers % (pp * v) != 0)
+      throw ScenarioError("/model/layers", n + " layers do not divide into pp*virtual_stages = " + std::to_string(pp * v) +
+                                               " equal chunks (layers must be a multiple of it)");
+    return std::vector<int>(pp * v, layers / (pp * v));
+  }
+  const int last = s.parallelism.last_stage_layers, rest = layers - last;
+  const std::string path = "/parallelism/last_stage_layers";
+  if (pp == 1 && last != layers) throw ScenarioError(path, "with pp 1 the only stage holds all " + n + " layers");
+  if (last % v != 0) throw ScenarioError(path, std::to_string(last) + " is not a multiple of the " + std::to_string(v) + " chunks per stage");
+  if (pp > 1 && (rest <= 0 || rest % ((pp - 1) * v) != 0))
+    throw ScenarioError(path, "the other " + std::to_string(rest) + " of the " + n + " layers do not split evenly over the " +
+                                  std::to_string((pp - 1) * v) + " chunks of the first pp-1 stages");
+  std::vector<int> out(pp * v, pp > 1 ? rest / ((pp - 1) * v) : 0);
+  for (int c = 0; c < v; ++c) out[schedule.model_chunk(pp, pp - 1, c)] = last / v;
+  return out;
 }
 
 }  // namespace llmsim::strategy

@@ -76,7 +76,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   const auto& par = s.parallelism;
   const auto& tr = s.training;
   const int pp = par.pp, dp = par.dp, t = par.tp, v = schedule.chunks_per_stage();
-  const int chunks = pp * v, layers_per_chunk = s.model.layers / chunks;
+  const int chunks = pp * v;
+  const std::vector<int> layers_of = strategy::chunk_layers(s, schedule);
   const auto shape = model::LayerShape::from(s);
   const double act_bytes = model::tp_activation_bytes(shape);
   const std::string& rc = tr.recompute;
@@ -99,6 +100,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   const auto layer = model::layer_forward(shape), embedding = model::embedding_forward(shape),
              head = model::head_forward(shape);
   for (int j = 0; j < chunks; ++j) {
+    const int layers_per_chunk = layers_of[j];
     ComputeCost f{"F", 0, {}, 0}, bi{"B", 0, {}, 0}, wg{"W", 0, {}, 0};
     // All-reduces per pass of this chunk's layers: 2 per layer; FAL shares one per layer after the model's first.
     const double reductions =
@@ -196,15 +198,18 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   for (int stage = 0; stage < pp; ++stage) {
     StagePlan sp;
     sp.stage = stage;
-    sp.layers = layers_per_chunk * v;
+    int widest = 0;  // chunks of one stage hold equal layers (chunk_layers)
     std::vector<double> local_params(v);
     for (int c = 0; c < v; ++c) {
-      local_params[c] = chunk_params(s, schedule.model_chunk(pp, stage, c), chunks, layers_per_chunk);
+      const int j = schedule.model_chunk(pp, stage, c);
+      local_params[c] = chunk_params(s, j, chunks, layers_of[j]);
+      sp.layers += layers_of[j];
+      widest = std::max(widest, layers_of[j]);
       sp.params += local_params[c];
     }
     const auto order = schedule.stage_order({pp, stage, m});
     sp.max_in_flight = strategy::max_in_flight(order);
-    sp.memory = stage_memory(s, sp.params, layers_per_chunk, sp.max_in_flight);
+    sp.memory = stage_memory(s, sp.params, widest, sp.max_in_flight);
     plan.stages.push_back(sp);
 
     ComputeCost opt{"optimizer", 0, {}, 0};

@@ -6,6 +6,7 @@
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/util/error.hpp"
 #include "llmsim/workload/training.hpp"
 
 using namespace llmsim;
@@ -93,4 +94,17 @@ TEST(TensorParallelVariants, FalRemovesOneAllReducePerBlockAfterTheFirst) {
   // 40 layers: Megatron 80 forward all-reduces, FAL 41 (+ the embedding's one in both).
   EXPECT_NEAR(tp_time("megatron") - tp_time("fal"), (s.model.layers - 1) * one, 1e-12);
   EXPECT_NEAR(tp_time("fal+"), tp_time("megatron"), 1e-15);
+}
+
+TEST(UnevenStages, LastStageLayersMoveWorkAndMemoryButKeepTheFlops) {
+  // 80 layers over 8 stages, 3 on the last: the first seven hold 11 each.
+  const auto even = test::shipped("scenarios/validation/gpt-145.6b.json", {"strategies.pipeline_schedule=1f1b"});
+  const auto uneven = test::shipped("scenarios/validation/gpt-145.6b.json",
+                                    {"strategies.pipeline_schedule=1f1b", "parallelism.last_stage_layers=3"});
+  const auto a = plan_for(even), b = plan_for(uneven);
+  EXPECT_EQ(b.stages.front().layers, 11);
+  EXPECT_EQ(b.stages.back().layers, 3);
+  EXPECT_NEAR(b.hardware_flops / a.hardware_flops, 1.0, 1e-12);
+  EXPECT_LT(b.stages.back().params, a.stages.back().params);
+  EXPECT_THROW(test::shipped("scenarios/validation/gpt-145.6b.json", {"parallelism.last_stage_layers=4"}), ScenarioError);
 }

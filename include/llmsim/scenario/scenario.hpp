@@ -67,6 +67,7 @@ struct Parallelism {
   int tp = 1, pp = 1, dp = 1, cp = 1;
   bool sequence_parallel = false;
   std::string tp_variant = "megatron";  ///< megatron | fal | fal+ (collective counts in workload/training.hpp)
+  int last_stage_layers = 0;            ///< layers of the last stage ("auto" resolves to layers / pp)
 };
 
 struct Training {

@@ -48,6 +48,11 @@ int max_in_flight(const std::vector<PipelineTask>& order);
 
 using PipelineScheduleRegistry = Registry<PipelineSchedule>;
 
+/// Transformer layers of each global model chunk (0 .. pp*v-1): the last stage's v chunks share
+/// parallelism.last_stage_layers, the other chunks split the remaining layers evenly (all even when "auto").
+/// Throws ScenarioError when the layers do not divide that way.
+std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule);
+
 /// Builds the schedule named in the scenario. Throws ScenarioError (path /strategies/pipeline_schedule/...)
 /// when its parameters do not fit the scenario.
 std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenario& s);
