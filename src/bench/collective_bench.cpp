@@ -57,10 +57,8 @@ std::vector<BenchRow> bench_collective(const scenario::Scenario& s, const BenchO
   sg4::Actor::create("bench", endpoints.front(), [&]() {
     for (double bytes = o.min_bytes; bytes <= o.max_bytes * (1 + 1e-9); bytes *= o.factor) {
       auto algorithm = o.algorithm;
-      if (algorithm == collectives::Algorithm::Auto)  // packet-level models cannot report routes: ring, else direct
-        algorithm = flows ? collectives::choose(o.kind, layout, bytes, links)
-                          : collectives::supports(o.kind, collectives::Algorithm::Ring, layout) ? collectives::Algorithm::Ring
-                                                                                                 : collectives::Algorithm::Direct;
+      if (algorithm == collectives::Algorithm::Auto)
+        algorithm = flows ? collectives::choose(o.kind, layout, bytes, links) : collectives::choose_without_routes(o.kind, layout);
       std::vector<double> matrix;
       if (o.kind == collectives::Kind::AllToAllV)  // uneven: row i sends (1 + i mod 4) shares
         for (int i = 0; i < n; ++i)

@@ -33,4 +33,8 @@ Algorithm choose(Kind kind, const GroupLayout& layout, double bytes, const LinkP
   return best;
 }
 
+Algorithm choose_without_routes(Kind kind, const GroupLayout& layout) {
+  return supports(kind, Algorithm::Ring, layout) ? Algorithm::Ring : Algorithm::Direct;
+}
+
 }  // namespace llmsim::collectives

@@ -113,8 +113,7 @@ class Runtime {
     auto it = chosen_.find(key);
     if (it != chosen_.end()) return it->second;
     const auto a = flow_level_ ? collectives::choose(kind, layout, bytes, link_params(members, layout.node_of_member, width))
-                               : (collectives::supports(kind, collectives::Algorithm::Ring, layout) ? collectives::Algorithm::Ring
-                                                                                                    : collectives::Algorithm::Direct);
+                               : collectives::choose_without_routes(kind, layout);
     spdlog::debug("auto: {} of {} bytes over {} ranks on {} nodes -> {}", collectives::kind_name(kind), bytes,
                   layout.size(), layout.nodes(), collectives::algorithm_name(a));
     chosen_[key] = a;

@@ -8,7 +8,6 @@
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
-#include "llmsim/util/error.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -64,10 +63,7 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(Topology, "dragonfly", "dragonfly: all-to-all routers in a group, one global link per group pair", kParams,
                 [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
                   const int g = p.at("groups"), a = p.at("routers_per_group"), n = p.at("nodes_per_router");
-                  if (g * a * n != s.cluster.nodes)
-                    throw ScenarioError("/cluster/topology", "groups*routers_per_group*nodes_per_router = " +
-                                                                 std::to_string(g * a * n) + " but the cluster has " +
-                                                                 std::to_string(s.cluster.nodes) + " nodes; they must be equal");
+                  require_node_count(s, 1LL * g * a * n, "groups*routers_per_group*nodes_per_router");
                   return std::make_unique<Dragonfly>(g, a, n, p.at("local_GBps").get<double>() * 1e9,
                                                      p.at("global_GBps").get<double>() * 1e9,
                                                      p.at("link_latency_us").get<double>() * 1e-6);

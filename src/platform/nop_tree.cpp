@@ -7,7 +7,6 @@
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
-#include "llmsim/util/error.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -58,10 +57,7 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(Topology, "nop-tree", "Mozart's network-on-package tree: root chiplet, group switches with DRAM I/O", kParams,
                 [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
                   const int g = p.at("groups"), k = p.at("chiplets_per_group");
-                  if (1 + g * k != s.cluster.nodes)
-                    throw ScenarioError("/cluster/topology", "1 root + groups*chiplets_per_group = " + std::to_string(1 + g * k) +
-                                                                 " but the cluster has " + std::to_string(s.cluster.nodes) +
-                                                                 " nodes (chiplets); they must be equal");
+                  require_node_count(s, 1 + 1LL * g * k, "1 root + groups*chiplets_per_group (chiplets)");
                   return std::make_unique<NopTree>(g, k, p.at("link_GBps").get<double>() * 1e9,
                                                    p.at("link_latency_us").get<double>() * 1e-6,
                                                    p.at("dram_GBps").get<double>() * 1e9);

@@ -11,6 +11,12 @@ std::unique_ptr<Topology> make_topology(const scenario::Scenario& s) {
   return entry->factory(choice.params, s);
 }
 
+void require_node_count(const scenario::Scenario& s, long long product, const std::string& formula) {
+  if (product != s.cluster.nodes)
+    throw ScenarioError("/cluster/topology", formula + " = " + std::to_string(product) + " but the cluster has " +
+                                                 std::to_string(s.cluster.nodes) + " nodes; they must be equal");
+}
+
 ClusterPlatform build_platform(const scenario::Scenario& s, int lane_width) {
   return make_topology(s)->build(s.cluster, s.hardware, lane_width);
 }

@@ -7,7 +7,6 @@
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
-#include "llmsim/util/error.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -62,9 +61,7 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(Topology, "torus", "2D/3D torus with wrap-around links, minimal routing (TPU-style)", kParams,
                 [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
                   const int x = p.at("x"), y = p.at("y"), z = p.at("z");
-                  if (x * y * z != s.cluster.nodes)
-                    throw ScenarioError("/cluster/topology", "x*y*z = " + std::to_string(x * y * z) + " but the cluster has " +
-                                                                 std::to_string(s.cluster.nodes) + " nodes; they must be equal");
+                  require_node_count(s, 1LL * x * y * z, "x*y*z");
                   return std::make_unique<Torus>(x, y, z, p.at("link_GBps").get<double>() * 1e9,
                                                  p.at("link_latency_us").get<double>() * 1e-6);
                 });

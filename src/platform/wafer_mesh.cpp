@@ -8,7 +8,6 @@
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
-#include "llmsim/util/error.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -57,10 +56,7 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(Topology, "wafer-mesh", "2D mesh of chiplets joined by die-to-die links (wafer-scale)", kParams,
                 [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
                   const int rows = p.at("rows"), cols = p.at("cols");
-                  if (rows * cols != s.cluster.nodes)
-                    throw ScenarioError("/cluster/topology", "rows*cols = " + std::to_string(rows * cols) +
-                                                                 " but the cluster has " + std::to_string(s.cluster.nodes) +
-                                                                 " nodes (chiplets); they must be equal");
+                  require_node_count(s, 1LL * rows * cols, "rows*cols (chiplets)");
                   return std::make_unique<WaferMesh>(rows, cols, p.at("d2d_GBps").get<double>() * 1e9,
                                                      p.at("d2d_latency_us").get<double>() * 1e-6);
                 });

@@ -4,13 +4,15 @@
 
 #include <cmath>
 
+#include "../support/network.hpp"
 #include "../support/scenarios.hpp"
-#include "llmsim/platform/fat_tree.hpp"
 #include "llmsim/collectives/alpha_beta.hpp"
 #include "llmsim/engine/plan_runner.hpp"
 #include "llmsim/engine/simulation.hpp"
 
 using namespace llmsim;
+using test::leaf_alpha;
+using test::nic;
 using collectives::Algorithm;
 using collectives::Kind;
 namespace sg4 = simgrid::s4u;
@@ -48,8 +50,6 @@ scenario::Scenario cluster_of(int nodes, std::vector<std::string> extra = {}) {
   return test::shipped("scenarios/default.json", extra);
 }
 
-double nic(const scenario::Scenario& s) { return s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency; }
-double leaf_alpha(const scenario::Scenario& s) { return 2 * s.cluster.nic_latency + platform::fat_tree_params(s.cluster).switch_latency; }
 }  // namespace
 
 TEST(PlanOnPlatform, DoubleBinaryTreeAllReduce) {

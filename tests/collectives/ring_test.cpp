@@ -1,8 +1,8 @@
 // Ring collectives: closed forms, and the engine's flow-based ring against them on an uncongested cluster.
 #include <gtest/gtest.h>
 
+#include "../support/network.hpp"
 #include "../support/scenarios.hpp"
-#include "llmsim/platform/fat_tree.hpp"
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/engine/engine.hpp"
 
@@ -47,8 +47,7 @@ TEST(RingOnPlatform, UncongestedAllReduceMatchesClosedForm) {
   const int n = 8;
   const double S = 256e6;
   // Inter-node ring edge inside one leaf group: NIC, leaf, NIC.
-  const double B = s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
-  const double alpha = 2 * s.cluster.nic_latency + platform::fat_tree_params(s.cluster).switch_latency;
+  const double B = test::nic(s), alpha = test::leaf_alpha(s);
   const double expected = 2.0 * (n - 1) / n * S / B + 2 * (n - 1) * alpha;
   EXPECT_NEAR(simulated_collective(Kind::AllReduce, n, S, s), expected, 1e-9 * expected);
 }
@@ -57,8 +56,7 @@ TEST(RingOnPlatform, UncongestedAllGatherMatchesClosedForm) {
   const auto s = test::shipped("scenarios/default.json", {"cluster.nodes=4", "parallelism.tp=1", "parallelism.pp=1"});
   const int n = 4;
   const double S = 64e6;
-  const double B = s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
-  const double alpha = 2 * s.cluster.nic_latency + platform::fat_tree_params(s.cluster).switch_latency;
+  const double B = test::nic(s), alpha = test::leaf_alpha(s);
   EXPECT_NEAR(simulated_collective(Kind::AllGather, n, S, s), (n - 1.0) / n * S / B + (n - 1) * alpha, 1e-9);
 }
 

@@ -20,4 +20,7 @@ double estimate(Kind kind, Algorithm algorithm, const GroupLayout& layout, doubl
 /// The fastest NCCL-style candidate that supports(kind, ., layout).
 Algorithm choose(Kind kind, const GroupLayout& layout, double bytes, const LinkParams& links);
 
+/// "auto" when the network model cannot report routes (packet-level ns-3): ring where it applies, else direct.
+Algorithm choose_without_routes(Kind kind, const GroupLayout& layout);
+
 }  // namespace llmsim::collectives

@@ -20,6 +20,10 @@ class Topology {
 
 using TopologyRegistry = strategy::Registry<Topology>;
 
+/// Throws ScenarioError at /cluster/topology when a topology's shape holds `product` nodes (`formula` says how,
+/// e.g. "x*y*z") but the cluster has another number.
+void require_node_count(const scenario::Scenario& s, long long product, const std::string& formula);
+
 /// The topology named in the scenario; throws ScenarioError (/cluster/topology/...) when its parameters do not
 /// fit the cluster (e.g. torus dimensions whose product is not the node count).
 std::unique_ptr<Topology> make_topology(const scenario::Scenario& s);

@@ -4,7 +4,7 @@
 //
 // Per layer and micro-batch: forward = layer_forward kernels + 2 tp all-reduces (or, with sequence
 // parallelism, 2 all-gathers + 2 reduce-scatters of the same total bytes); backward = recomputed kernels (+2
-// all-reduces when recomputing a full layer) + layer_backward kernels + 2 all-reduces. The embedding (first
+// all-reduces when recomputing a full layer) + backward_input and backward_weight kernels + 2 all-reduces. The embedding (first
 // model chunk) adds one tp all-reduce forward; the output layer (last chunk) one backward. tp collectives are
 // blocking and run inside a node over NVSwitch: ring formula with the calibrated NVLink bandwidth.
 // tp_variant "fal" (First Attentions Last): every MLP after the first block reads the first block's attention
