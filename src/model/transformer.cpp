@@ -36,27 +36,47 @@ Kernel gemm(const std::string& name, Category c, double batch, double m, double 
 Kernel elementwise(const std::string& name, Category c, double bytes) { return Kernel{name, c, 0, bytes}; }
 }  // namespace
 
-std::vector<Kernel> layer_forward(const LayerShape& x) {
-  const double T = x.b * x.s, d = x.h / x.a, e = x.bytes_per_element;
-  const double heads = x.a / x.t, kv_heads = x.kv >= x.t ? x.kv / x.t : 1;
-  const double sp = x.sequence_parallel ? x.t : 1;  // norms and dropouts run on T/t tokens with SP
-  const double ffn_in = x.swiglu ? 2 * x.f / x.t : x.f / x.t;
-  const double scores = x.b * heads * x.s * x.s;  // attention-matrix elements on this rank
+namespace {
+struct LayerDims {
+  double T, d, e, heads, kv_heads, sp, ffn_in;
+  explicit LayerDims(const LayerShape& x)
+      : T(x.b * x.s), d(x.h / x.a), e(x.bytes_per_element), heads(x.a / x.t), kv_heads(x.kv >= x.t ? x.kv / x.t : 1),
+        sp(x.sequence_parallel ? x.t : 1),  // norms and dropouts run on T/t tokens with SP
+        ffn_in(x.swiglu ? 2 * x.f / x.t : x.f / x.t) {}
+};
+}  // namespace
+
+std::vector<Kernel> attention_forward(const LayerShape& x) {
+  const LayerDims y(x);
+  const double scores = x.b * y.heads * x.s * x.s;  // attention-matrix elements on this rank
   return {
-      elementwise("input_norm", Category::Elementwise, 2 * e * T * x.h / sp),
-      gemm("qkv", Category::Gemm, 1, T, (heads + 2 * kv_heads) * d, x.h, e),
-      gemm("attn_scores", Category::Attention, x.b * heads, x.s, x.s, d, e),
-      elementwise("softmax", Category::Attention, 2 * e * scores),
-      elementwise("attn_dropout", Category::Attention, (2 * e + 1) * scores),
-      gemm("attn_over_v", Category::Attention, x.b * heads, x.s, d, x.s, e),
-      gemm("attn_proj", Category::Gemm, 1, T, x.h, heads * d, e),
-      elementwise("attn_dropout_add", Category::Elementwise, (3 * e + 1) * T * x.h / sp),
-      elementwise("mlp_norm", Category::Elementwise, 2 * e * T * x.h / sp),
-      gemm("ffn_up", Category::Gemm, 1, T, ffn_in, x.h, e),
-      elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (ffn_in + x.f / x.t) * e * T),
-      gemm("ffn_down", Category::Gemm, 1, T, x.h, x.f / x.t, e),
-      elementwise("mlp_dropout_add", Category::Elementwise, (3 * e + 1) * T * x.h / sp),
+      elementwise("input_norm", Category::Elementwise, 2 * y.e * y.T * x.h / y.sp),
+      gemm("qkv", Category::Gemm, 1, y.T, (y.heads + 2 * y.kv_heads) * y.d, x.h, y.e),
+      gemm("attn_scores", Category::Attention, x.b * y.heads, x.s, x.s, y.d, y.e),
+      elementwise("softmax", Category::Attention, 2 * y.e * scores),
+      elementwise("attn_dropout", Category::Attention, (2 * y.e + 1) * scores),
+      gemm("attn_over_v", Category::Attention, x.b * y.heads, x.s, y.d, x.s, y.e),
+      gemm("attn_proj", Category::Gemm, 1, y.T, x.h, y.heads * y.d, y.e),
+      elementwise("attn_dropout_add", Category::Elementwise, (3 * y.e + 1) * y.T * x.h / y.sp),
   };
+}
+
+std::vector<Kernel> mlp_forward(const LayerShape& x) {
+  const LayerDims y(x);
+  return {
+      elementwise("mlp_norm", Category::Elementwise, 2 * y.e * y.T * x.h / y.sp),
+      gemm("ffn_up", Category::Gemm, 1, y.T, y.ffn_in, x.h, y.e),
+      elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (y.ffn_in + x.f / x.t) * y.e * y.T),
+      gemm("ffn_down", Category::Gemm, 1, y.T, x.h, x.f / x.t, y.e),
+      elementwise("mlp_dropout_add", Category::Elementwise, (3 * y.e + 1) * y.T * x.h / y.sp),
+  };
+}
+
+std::vector<Kernel> layer_forward(const LayerShape& x) {
+  auto out = attention_forward(x);
+  const auto mlp = mlp_forward(x);
+  out.insert(out.end(), mlp.begin(), mlp.end());
+  return out;
 }
 
 std::vector<Kernel> backward_input(const std::vector<Kernel>& forward) {
@@ -81,10 +101,10 @@ std::vector<Kernel> backward_weight(const std::vector<Kernel>& forward) {
   return out;
 }
 
-std::vector<Kernel> layer_recompute(const LayerShape& x, const std::string& recompute) {
+std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::string& recompute) {
   std::vector<Kernel> out;
   if (recompute == "none") return out;
-  for (auto k : layer_forward(x)) {
+  for (auto k : forward) {
     if (recompute == "full" || k.category == Category::Attention) {
       k.name += "_recompute";
       out.push_back(k);

@@ -119,6 +119,13 @@ FieldList parallelism_fields() {
           .with_default("megatron"),
       Field::boolean("sequence_parallel", "Megatron sequence parallelism: tp all-reduces become reduce-scatter + all-gather")
           .with_default(false),
+      Field::choice("tp_comm_overlap", {"none", "wgrad", "pipelined"},
+                    "tp communication overlap inside a pass: none (every tp collective blocks, Megatron 2021); wgrad "
+                    "(the backward's input-gradient all-reduce runs beside the weight-gradient GEMM of the same "
+                    "column-parallel layer, Megatron's async all-reduce; not in a split B/W backward); pipelined (each "
+                    "tp collective of a unit is split into tp pieces pipelined with its GEMM, Wang et al. ASPLOS'23; "
+                    "needs sequence_parallel)")
+          .with_default("none"),
   };
 }
 

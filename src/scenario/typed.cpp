@@ -99,7 +99,8 @@ Scenario to_typed(const json& raw) {
   md.params_b = m["params_B"];
 
   const json& p = raw["parallelism"];
-  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["sequence_parallel"], p["tp_variant"], p["last_stage_layers"]};
+  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["sequence_parallel"], p["tp_variant"], p["last_stage_layers"],
+                   p["tp_comm_overlap"]};
 
   const json& t = raw["training"];
   Training& tr = s.training;
@@ -168,6 +169,10 @@ void check_cross_fields(const Scenario& s) {
   if (t.seq_len > m.max_seq_len)
     throw ScenarioError("/training/seq_len", "sequence length " + str(t.seq_len) + " exceeds the model's max_seq_len " +
                                                  str(m.max_seq_len));
+  if (p.tp_comm_overlap == "pipelined" && !p.sequence_parallel)
+    throw ScenarioError("/parallelism/tp_comm_overlap",
+                        "\"pipelined\" overlaps the all-gathers and reduce-scatters of sequence parallelism: set "
+                        "parallelism.sequence_parallel to true, or use \"none\" or \"wgrad\"");
   if (p.sequence_parallel && t.seq_len % p.tp != 0)
     throw ScenarioError("/training/seq_len", "sequence parallelism needs seq_len divisible by tp");
   if (s.network.model == "ns-3" && s.cluster.topology.name != "simgrid-xml")

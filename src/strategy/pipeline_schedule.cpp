@@ -8,10 +8,11 @@ namespace llmsim::strategy {
 
 int max_in_flight(const std::vector<PipelineTask>& order) {
   int live = 0, peak = 0;
-  for (const auto& t : order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& t = order[i];
     if (t.pass == PipelineTask::Pass::Forward) ++live;
     if (t.pass == PipelineTask::Pass::Backward || t.pass == PipelineTask::Pass::BackwardWeight) --live;
-    peak = std::max(peak, live);
+    if (i + 1 == order.size() || !order[i + 1].braided) peak = std::max(peak, live);
   }
   return peak;
 }
@@ -22,6 +23,12 @@ std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenari
   if (!entry) throw ScenarioError("/strategies/pipeline_schedule/name", "unknown schedule \"" + choice.name + "\"");
   auto schedule = entry->factory(choice.params, s);
   chunk_layers(s, *schedule);  // the layer split must exist
+  const int m = s.training.micro_batches_per_pipeline(s.parallelism.dp), least = schedule->min_micro_batches(s.parallelism.pp);
+  if (m < least)
+    throw ScenarioError("/training/global_batch",
+                        "the " + choice.name + " schedule needs at least " + std::to_string(least) + " micro-batches per pipeline with pp " +
+                            std::to_string(s.parallelism.pp) + ", this scenario has " + std::to_string(m) +
+                            " (global_batch / (micro_batch * dp)): raise global_batch or lower micro_batch");
   return schedule;
 }
 

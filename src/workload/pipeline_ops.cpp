@@ -1,5 +1,7 @@
 #include "llmsim/workload/pipeline_ops.hpp"
 
+#include <array>
+
 namespace llmsim::workload {
 
 std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp) {
@@ -9,6 +11,58 @@ std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp
     for (int c = 0; c < v; ++c) owner[schedule.model_chunk(pp, stage, c)] = stage;
   return owner;
 }
+
+namespace {
+
+/// One task resolved against the model: its pass, global chunk, the chunks it receives from and sends to
+/// (-1: none) and its segment chain.
+struct Resolved {
+  Pass pass = Pass::Forward;
+  int micro_batch = 0, chunk = 0, from = -1, to = -1;
+  const PassChain* chain = nullptr;
+};
+
+Resolved resolve(const strategy::PipelineTask& task, int stage, const strategy::PipelineSchedule& schedule,
+                 const PipelineWiring& wiring) {
+  using TaskPass = strategy::PipelineTask::Pass;
+  Resolved r;
+  r.micro_batch = task.micro_batch;
+  r.chunk = schedule.model_chunk(wiring.pp, stage, task.chunk);
+  const ChunkPasses& passes = (*wiring.passes)[r.chunk];
+  r.from = r.chunk - 1, r.to = r.chunk + 1, r.chain = &passes.forward;
+  switch (task.pass) {
+    case TaskPass::Forward: break;
+    case TaskPass::Backward: r.pass = Pass::Backward, r.chain = &passes.backward, r.from = r.chunk + 1, r.to = r.chunk - 1; break;
+    case TaskPass::BackwardInput: r.pass = Pass::BackwardInput, r.chain = &passes.input, r.from = r.chunk + 1, r.to = r.chunk - 1; break;
+    case TaskPass::BackwardWeight: r.pass = Pass::BackwardWeight, r.chain = &passes.weight, r.from = r.to = -1; break;
+  }
+  return r;
+}
+
+/// Alternates the segments of two passes; a pass waits for its own last collective before its next segment.
+void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair) {
+  std::array<size_t, 2> next{0, 0};
+  std::array<int, 2> pending{-1, -1};
+  auto remaining = [&](int x) { return next[x] < pair[x].chain->segments.size(); };
+  auto wait = [&](int x) {
+    if (pending[x] >= 0) ops.push_back({Op::Kind::WaitEvent, Pass::None, pending[x], pair[x].chunk, 0, 0});
+    pending[x] = -1;
+  };
+  for (int turn = 0; remaining(0) || remaining(1); turn = 1 - turn) {
+    const int x = remaining(turn) ? turn : 1 - turn;
+    const Segment& seg = pair[x].chain->segments[next[x]++];
+    wait(x);
+    ops.push_back({Op::Kind::Compute, pair[x].pass, pair[x].micro_batch, pair[x].chunk, seg.compute, 0});
+    if (seg.collective >= 0) {
+      pending[x] = static_cast<int>(ops.size());  // unique event id on this worker
+      ops.push_back({Op::Kind::CommAsync, pair[x].pass, pending[x], pair[x].chunk, seg.collective, 0});
+    }
+  }
+  wait(0);
+  wait(1);
+}
+
+}  // namespace
 
 void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
                          const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
@@ -21,23 +75,27 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
   for (size_t i = 0; i < order.size(); ++i)
     if (order[i].pass == TaskPass::Backward || order[i].pass == TaskPass::BackwardWeight) last_gradient[order[i].chunk] = i;
   auto remote = [&](int j) { return j >= 0 && j < chunks && wiring.owner[j] != stage; };
-  for (size_t i = 0; i < order.size(); ++i) {
-    const auto& task = order[i];
-    const int j = schedule.model_chunk(wiring.pp, stage, task.chunk);
-    Pass pass = Pass::Forward;
-    int cost = wiring.forward_cost[j], from = j - 1, to = j + 1;  // from: chunk whose output this task consumes
-    switch (task.pass) {
-      case TaskPass::Forward: break;
-      case TaskPass::Backward: pass = Pass::Backward, cost = wiring.backward_cost[j], from = j + 1, to = j - 1; break;
-      case TaskPass::BackwardInput: pass = Pass::BackwardInput, cost = wiring.input_cost[j], from = j + 1, to = j - 1; break;
-      case TaskPass::BackwardWeight: pass = Pass::BackwardWeight, cost = wiring.weight_cost[j], from = to = -1; break;
+  for (size_t i = 0; i < order.size();) {
+    const size_t n = i + 1 < order.size() && order[i + 1].braided ? 2 : 1;  // tasks in this composite
+    std::array<Resolved, 2> tasks;
+    for (size_t k = 0; k < n; ++k) {
+      tasks[k] = resolve(order[i + k], stage, schedule, wiring);
+      const Resolved& r = tasks[k];
+      if (remote(r.from)) ops.push_back({Op::Kind::Recv, r.pass, r.micro_batch, r.chunk, wiring.worker(wiring.owner[r.from]), 0});
     }
-    if (remote(from)) ops.push_back({Op::Kind::Recv, pass, task.micro_batch, j, wiring.worker(wiring.owner[from]), 0});
-    if (before_compute) before_compute(task.chunk);
-    ops.push_back({Op::Kind::Compute, pass, task.micro_batch, j, cost, 0});
-    if (remote(to))
-      ops.push_back({Op::Kind::Send, pass, task.micro_batch, to, wiring.worker(wiring.owner[to]), wiring.p2p_bytes});
-    if (i == last_gradient[task.chunk] && on_chunk_done) on_chunk_done(task.chunk);
+    for (size_t k = 0; k < n; ++k)
+      if (before_compute) before_compute(order[i + k].chunk);
+    if (n == 1)
+      ops.push_back({Op::Kind::Compute, tasks[0].pass, tasks[0].micro_batch, tasks[0].chunk, tasks[0].chain->fused, 0});
+    else
+      append_braided(ops, tasks);
+    for (size_t k = 0; k < n; ++k) {
+      const Resolved& r = tasks[k];
+      if (remote(r.to))
+        ops.push_back({Op::Kind::Send, r.pass, r.micro_batch, r.to, wiring.worker(wiring.owner[r.to]), wiring.p2p_bytes});
+      if (i + k == last_gradient[order[i + k].chunk] && on_chunk_done) on_chunk_done(order[i + k].chunk);
+    }
+    i += n;
   }
 }
 

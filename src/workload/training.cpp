@@ -4,9 +4,9 @@
 #include <cmath>
 #include <map>
 
-#include "llmsim/collectives/ring.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/workload/chunk_passes.hpp"
 #include "llmsim/workload/pipeline_ops.hpp"
 
 namespace llmsim::workload {
@@ -14,41 +14,6 @@ namespace llmsim::workload {
 namespace {
 
 using collectives::Kind;
-using model::Kernel;
-
-/// Builds ComputeCosts: kernels by category plus blocking in-node tp collectives.
-class CostBuilder {
- public:
-  CostBuilder(const scenario::Scenario& s, const hardware::ComputeModel& cm) : s_(s), cm_(cm) {}
-
-  void add_kernels(ComputeCost& c, const std::vector<Kernel>& kernels, double times = 1) const {
-    const auto by = cm_.times_by_category(kernels);
-    for (int i = 0; i < 3; ++i) c.by_category[i] += times * by[i];
-    c.flops += times * model::total_flops(kernels);
-  }
-  /// `count` tp all-reduces of `bytes` (or their SP equivalent: all-gather + reduce-scatter).
-  void add_tp_allreduces(ComputeCost& c, double count, double bytes) const {
-    const int t = s_.parallelism.tp;
-    const double bw = cm_.nvlink_bandwidth(), lat = cm_.nvlink_latency();
-    const double one = s_.parallelism.sequence_parallel
-                           ? collectives::ring_time(Kind::AllGather, t, bytes, bw, lat) +
-                                 collectives::ring_time(Kind::ReduceScatter, t, bytes, bw, lat)
-                           : collectives::ring_time(Kind::AllReduce, t, bytes, bw, lat);
-    c.by_category[static_cast<int>(TimeCategory::TpComm)] += count * one;
-  }
-  void add_tp_allgather(ComputeCost& c, double bytes) const {
-    c.by_category[static_cast<int>(TimeCategory::TpComm)] += collectives::ring_time(
-        Kind::AllGather, s_.parallelism.tp, bytes, cm_.nvlink_bandwidth(), cm_.nvlink_latency());
-  }
-  static void finish(ComputeCost& c) {
-    c.duration = 0;
-    for (double x : c.by_category) c.duration += x;
-  }
-
- private:
-  const scenario::Scenario& s_;
-  const hardware::ComputeModel& cm_;
-};
 
 /// Parameters per GPU of global model chunk j (of `chunks`) holding `layers` layers.
 double chunk_params(const scenario::Scenario& s, int j, int chunks, int layers) {
@@ -80,7 +45,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   const std::vector<int> layers_of = strategy::chunk_layers(s, schedule);
   const auto shape = model::LayerShape::from(s);
   const double act_bytes = model::tp_activation_bytes(shape);
-  const std::string& rc = tr.recompute;
+  const bool gathers = tr.scatter_gather_p2p && t > 1;
 
   TrainingPlan plan;
   plan.micro_batches = tr.micro_batches_per_pipeline(dp);
@@ -90,52 +55,13 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   Workload& w = plan.workload;
   w.iterations = tr.iterations;
 
-  // Compute costs of each global chunk: forward (F), activation-gradient backward (B, with recomputation and
-  // the tp collectives), weight-gradient backward (W) and the whole backward (B + W) for schedules that do not
-  // split it.
-  CostBuilder cb(s, cm);
-  std::vector<int> fwd_cost(chunks), bwd_cost(chunks), input_cost(chunks), weight_cost(chunks);
-  const bool gathers = tr.scatter_gather_p2p && t > 1;
+  // Passes of each global chunk: forward (F), activation-gradient backward (B, with recomputation and the tp
+  // collectives), weight-gradient backward (W) and the whole backward (B + W) for schedules that do not split it.
+  const std::vector<ChunkPasses> passes = build_chunk_passes(s, cm, layers_of, w.costs);
   double fwd_flops_job = 0, hw_flops_job = 0;
-  const auto layer = model::layer_forward(shape), embedding = model::embedding_forward(shape),
-             head = model::head_forward(shape);
-  for (int j = 0; j < chunks; ++j) {
-    const int layers_per_chunk = layers_of[j];
-    ComputeCost f{"F", 0, {}, 0}, bi{"B", 0, {}, 0}, wg{"W", 0, {}, 0};
-    // All-reduces per pass of this chunk's layers: 2 per layer; FAL shares one per layer after the model's first.
-    const double reductions =
-        s.parallelism.tp_variant == "fal" ? layers_per_chunk + (j == 0 ? 1.0 : 0.0) : 2.0 * layers_per_chunk;
-    cb.add_kernels(f, layer, layers_per_chunk);
-    cb.add_tp_allreduces(f, reductions, act_bytes);
-    cb.add_kernels(bi, model::layer_recompute(shape, rc), layers_per_chunk);
-    if (rc == "full") cb.add_tp_allreduces(bi, reductions, act_bytes);
-    cb.add_kernels(bi, model::backward_input(layer), layers_per_chunk);
-    cb.add_tp_allreduces(bi, reductions, act_bytes);
-    cb.add_kernels(wg, model::backward_weight(layer), layers_per_chunk);
-    if (j == 0) {
-      cb.add_kernels(f, embedding);
-      cb.add_tp_allreduces(f, 1, act_bytes);
-      cb.add_kernels(bi, model::backward_input(embedding));
-    } else if (gathers) {
-      cb.add_tp_allgather(f, act_bytes);
-    }
-    if (j == chunks - 1) {
-      cb.add_kernels(f, head);
-      cb.add_kernels(bi, model::backward_input(head));
-      cb.add_kernels(wg, model::backward_weight(head));
-      cb.add_tp_allreduces(bi, 1, act_bytes);
-    } else if (gathers) {
-      cb.add_tp_allgather(bi, act_bytes);
-    }
-    for (auto* c : {&f, &bi, &wg}) CostBuilder::finish(*c);
-    ComputeCost whole{"B", bi.duration + wg.duration, {}, bi.flops + wg.flops};
-    for (int c = 0; c < kTimeCategories; ++c) whole.by_category[c] = bi.by_category[c] + wg.by_category[c];
-    fwd_flops_job += f.flops;
-    hw_flops_job += f.flops + whole.flops;
-    for (auto [index, cost] : {std::pair{&fwd_cost, &f}, {&bwd_cost, &whole}, {&input_cost, &bi}, {&weight_cost, &wg}}) {
-      (*index)[j] = static_cast<int>(w.costs.size());
-      w.costs.push_back(*cost);
-    }
+  for (const auto& c : passes) {
+    fwd_flops_job += w.costs[c.forward.fused].flops;
+    hw_flops_job += w.costs[c.forward.fused].flops + w.costs[c.backward.fused].flops;
   }
   // Per micro-batch and tp rank -> whole job per iteration.
   const double replicas = double(m) * dp * t;
@@ -214,9 +140,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
 
     ComputeCost opt{"optimizer", 0, {}, 0};
     const double shard = sp.params / (tr.zero_stage >= 1 ? dp : 1);
-    opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
+    opt.duration = opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
         cm.memory_time(shard * (28 + shape.bytes_per_element));
-    CostBuilder::finish(opt);
     const int opt_cost = static_cast<int>(w.costs.size());
     w.costs.push_back(opt);
 
@@ -256,8 +181,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
         wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
         started.push_back(b);
       };
-      PipelineWiring wiring{pp, owner, fwd_cost, bwd_cost, input_cost, weight_cost, gathers ? act_bytes / t : act_bytes,
-                            [&](int st) { return worker_of(st, r); }};
+      PipelineWiring wiring{pp, owner, &passes, gathers ? act_bytes / t : act_bytes, [&](int st) { return worker_of(st, r); }};
       for (int it = 0; it < tr.iterations; ++it) {
         append_pipeline_ops(
             wk.ops, stage, order, schedule, wiring,

@@ -45,9 +45,9 @@ TEST(TransformerFlops, SelectiveRecomputationAddsOnlyTheAttentionCore) {
   const auto s = test::shipped("scenarios/validation/gpt-18.4b.json", {"training.recompute=selective"});
   const auto x = model::LayerShape::from(s);
   // Recomputed: Q.K^T and attention over V, 2 * 2*b*s^2*h/t FLOPs per layer.
-  EXPECT_DOUBLE_EQ(model::total_flops(model::layer_recompute(x, "selective")), 4 * x.b * x.s * x.s * x.h / x.t);
-  EXPECT_DOUBLE_EQ(model::total_flops(model::layer_recompute(x, "none")), 0.0);
-  EXPECT_DOUBLE_EQ(model::total_flops(model::layer_recompute(x, "full")), model::total_flops(model::layer_forward(x)));
+  EXPECT_DOUBLE_EQ(model::total_flops(model::recomputed(model::layer_forward(x), "selective")), 4 * x.b * x.s * x.s * x.h / x.t);
+  EXPECT_DOUBLE_EQ(model::total_flops(model::recomputed(model::layer_forward(x), "none")), 0.0);
+  EXPECT_DOUBLE_EQ(model::total_flops(model::recomputed(model::layer_forward(x), "full")), model::total_flops(model::layer_forward(x)));
 }
 
 TEST(TransformerParams, Gpt175bMatchesMegatronParameterFormula) {

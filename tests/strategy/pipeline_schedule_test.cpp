@@ -24,23 +24,34 @@ std::unique_ptr<strategy::PipelineSchedule> schedule_named(const std::string& na
 }
 
 /// Runs p stages with forward / whole-backward blocks of tf/tb per chunk (the backward split into tb - tw for B
-/// and tw for W) and 0-byte transfers on a zero-latency cluster; returns the iteration time.
-double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb, double tw = 0) {
+/// and tw for W) and 0-byte transfers on a zero-latency cluster; returns the iteration time. Each pass is two
+/// units; with ar > 0 every unit of F, B and B+W ends with a tp collective of ar seconds (W has none), blocking
+/// when the pass runs alone, on the communication stream in a braided pair.
+double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb, double tw = 0, double ar = 0) {
   const auto s = test::shipped("scenarios/default.json",
                                {"cluster.nodes=" + std::to_string(p), "cluster.nic_latency_us=0", "cluster.topology.switch_latency_us=0",
                                 "hardware.nvlink_latency_us=0", "parallelism.tp=8", "parallelism.pp=1",
                                 "training.global_batch=240"});
   const int v = sch.chunks_per_stage();
   workload::Workload w;
-  w.costs = {{"F", tf / v, {}, 0}, {"B", tb / v, {}, 0}, {"B", (tb - tw) / v, {}, 0}, {"W", tw / v, {}, 0}};
-  workload::PipelineWiring wiring{p,
-                                  workload::chunk_owners(sch, p),
-                                  std::vector<int>(p * v, 0),
-                                  std::vector<int>(p * v, 1),
-                                  std::vector<int>(p * v, 2),
-                                  std::vector<int>(p * v, 3),
-                                  0.0,
-                                  [](int stage) { return stage; }};
+  auto cost = [&](const std::string& name, double seconds, workload::TimeCategory c = workload::TimeCategory::Gemm) {
+    workload::ComputeCost cc{name, seconds, {}, 0};
+    cc.by_category[static_cast<int>(c)] = seconds;
+    w.costs.push_back(cc);
+    return static_cast<int>(w.costs.size()) - 1;
+  };
+  const int coll = cost("tp all-reduce", ar, workload::TimeCategory::TpComm);
+  auto chain = [&](const std::string& name, double pass_time, bool with_collective) {
+    workload::PassChain c;
+    const int unit = cost(name, pass_time / v / 2);
+    c.segments = {{unit, with_collective ? coll : -1, 0}, {unit, with_collective ? coll : -1, 0}};
+    c.fused = cost(name, pass_time / v + (with_collective ? 2 * ar : 0));
+    return c;
+  };
+  const workload::ChunkPasses passes{chain("F", tf, true), chain("B", tb - tw, true), chain("W", tw, false),
+                                     chain("B", tb, true)};
+  const std::vector<workload::ChunkPasses> all(p * v, passes);
+  workload::PipelineWiring wiring{p, workload::chunk_owners(sch, p), &all, 0.0, [](int stage) { return stage; }};
   for (int stage = 0; stage < p; ++stage) {
     workload::Worker wk;
     wk.node = stage;

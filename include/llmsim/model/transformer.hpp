@@ -36,6 +36,13 @@ struct LayerShape {
 
 /// Forward kernels of one transformer layer (attention block then MLP block), without the tp collectives.
 std::vector<Kernel> layer_forward(const LayerShape& x);
+/// The attention unit of layer_forward: input norm, QKV, attention core, output projection, dropout + residual.
+/// Its output projection is row-parallel: one tp all-reduce after it (forward); the QKV GEMM is
+/// column-parallel: one tp all-reduce of its input gradient (backward).
+std::vector<Kernel> attention_forward(const LayerShape& x);
+/// The MLP unit of layer_forward: norm, FFN up (column-parallel), activation, FFN down (row-parallel), dropout +
+/// residual; one tp all-reduce forward, one backward, like the attention unit.
+std::vector<Kernel> mlp_forward(const LayerShape& x);
 /// The activation-gradient part (B) of the backward of `forward`: a weight GEMM gives its data-gradient GEMM
 /// (1x FLOPs and bytes), an attention GEMM (no weights) both input gradients (2x), an element-wise kernel that
 /// reads x and writes y forward reads x (or y) and dy and writes dx backward: 1.5x its forward bytes (exact for
@@ -44,9 +51,10 @@ std::vector<Kernel> backward_input(const std::vector<Kernel>& forward);
 /// The weight-gradient part (W): one weight-gradient GEMM (1x FLOPs and bytes) per weight GEMM. B + W is the
 /// whole backward, 2x the forward GEMM FLOPs (Narayanan et al. SC'21 Sec. 5.1; Qi et al. 2024, zero bubble).
 std::vector<Kernel> backward_weight(const std::vector<Kernel>& forward);
-/// The kernels recomputed before a layer's backward: all of layer_forward for "full", the attention core
-/// (scores, softmax, dropout, attention over V) for "selective" (Korthikanti et al. 2022, Sec. 4.2), none for "none".
-std::vector<Kernel> layer_recompute(const LayerShape& x, const std::string& recompute);
+/// The kernels of `forward` (a layer or a unit) recomputed before its backward: all of them for "full", the
+/// attention core (scores, softmax, dropout, attention over V) for "selective" (Korthikanti et al. 2022,
+/// Sec. 4.2), none for "none".
+std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::string& recompute);
 /// Input embedding lookup (first stage), forward and backward.
 std::vector<Kernel> embedding_forward(const LayerShape& x);
 /// Final norm, logits GEMM (vocabulary split over tp) and cross-entropy (last stage), forward and backward.

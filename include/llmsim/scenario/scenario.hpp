@@ -68,6 +68,7 @@ struct Parallelism {
   bool sequence_parallel = false;
   std::string tp_variant = "megatron";  ///< megatron | fal | fal+ (collective counts in workload/training.hpp)
   int last_stage_layers = 0;            ///< layers of the last stage ("auto" resolves to layers / pp)
+  std::string tp_comm_overlap = "none";  ///< none | wgrad | pipelined (workload/chunk_passes.hpp)
 };
 
 struct Training {

@@ -17,6 +17,11 @@ struct PipelineTask {
   Pass pass;
   int micro_batch;  ///< 0 .. m-1
   int chunk;        ///< local model chunk on this stage, 0 .. chunks_per_stage()-1
+  /// Runs braided with the task before it: the two form one composite task whose units alternate so that each
+  /// tp collective of one overlaps compute of the other (STP, workload/chunk_passes.hpp). Their inputs are
+  /// received before and their outputs sent after the pair.
+  bool braided = false;
+  /// Same (pass, micro-batch, chunk): the task's identity, whether braided or not.
   bool operator==(const PipelineTask& o) const {
     return pass == o.pass && micro_batch == o.micro_batch && chunk == o.chunk;
   }
@@ -36,15 +41,26 @@ class PipelineSchedule {
   /// The global model-chunk index (0 .. pp*v-1, input side first) held by `stage` as its local `chunk`.
   /// Default: Megatron's interleaved placement, chunk c of stage s is model chunk c*pp + s.
   virtual int model_chunk(int pp, int stage, int chunk) const { return chunk * pp + stage; }
+  /// Smallest number of micro-batches per pipeline the schedule can run with `pp` stages.
+  virtual int min_micro_batches(int /*pp*/) const { return 1; }
   /// Every forward and backward task of `ctx.stage`, in execution order; each (pass, micro-batch, chunk)
   /// appears exactly once.
   virtual std::vector<PipelineTask> stage_order(const StageContext& ctx) const = 0;
 };
 
 /// Largest number of (micro-batch, chunk) forward activation sets a stage holds at once under `order`
-/// (each forward adds one; a whole backward or a weight-gradient task frees one — B keeps the inputs W needs)
+/// (each forward adds one; a whole backward or a weight-gradient task frees one — B keeps the inputs W needs;
+/// a braided pair counts once, after both: one pass frees layer by layer what the other allocates)
 /// — the activation-memory multiplier of the schedule.
 int max_in_flight(const std::vector<PipelineTask>& order);
+
+/// V-shaped placement of two chunks per stage (ZB-V, STP): stage s holds model chunks s and 2p-1-s, so the
+/// forward runs down the stages and back up, and the first and last chunk share stage 0.
+class VShapedSchedule : public PipelineSchedule {
+ public:
+  int chunks_per_stage() const override { return 2; }
+  int model_chunk(int pp, int stage, int chunk) const override { return chunk == 0 ? stage : 2 * pp - 1 - stage; }
+};
 
 using PipelineScheduleRegistry = Registry<PipelineSchedule>;
 

@@ -2,11 +2,15 @@
 // Expands a stage's pipeline order (strategy::PipelineSchedule) into ops for one pipeline replica:
 // for each task, Recv the input from the stage producing the previous chunk (forward) or the next chunk
 // (backward, or its activation-gradient part B) when that stage is another one, Compute, then Send to the
-// consumer. A weight-gradient task (W) only computes.
+// consumer. A weight-gradient task (W) only computes. A task alone is one Compute of its pass's fused cost; a
+// braided pair (PipelineTask::braided) receives both inputs, then alternates the segments of the two passes
+// (workload/chunk_passes.hpp), each tp collective queued on the communication stream (CommAsync) and waited
+// for (WaitEvent) only before the next segment of its own pass, then sends both outputs.
 #include <functional>
 #include <vector>
 
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/workload/chunk_passes.hpp"
 #include "llmsim/workload/program.hpp"
 
 namespace llmsim::workload {
@@ -14,10 +18,7 @@ namespace llmsim::workload {
 struct PipelineWiring {
   int pp = 1;
   std::vector<int> owner;          ///< stage holding each global model chunk
-  std::vector<int> forward_cost;   ///< ComputeCost index per global chunk
-  std::vector<int> backward_cost;  ///< ComputeCost index per global chunk: the whole backward (B + W)
-  std::vector<int> input_cost;     ///< activation-gradient backward (B) per global chunk
-  std::vector<int> weight_cost;    ///< weight-gradient backward (W) per global chunk
+  const std::vector<ChunkPasses>* passes = nullptr;  ///< per global chunk
   double p2p_bytes = 0;            ///< per GPU per transfer
   std::function<int(int stage)> worker;  ///< worker of a stage in this replica
 };

@@ -1,0 +1,59 @@
+#pragma once
+// Unit-level decomposition of the passes of a model chunk — what the braided STP schedule interleaves
+// (Qi et al., "Synergistic Tensor and Pipeline Parallelism", arXiv 2510.27257): each pass of one chunk for one
+// micro-batch is a chain of segments; a segment is a block of kernels followed by at most one tensor-parallel
+// collective that the next segment of the same pass depends on.
+//
+//   forward F:      per layer [attention] -> AR, [MLP] -> AR; the embedding first ([embedding] -> AR), the
+//                   head last ([final norm, logits, loss], no collective)
+//   input B:        head first ([head dgrad] -> AR); per layer in reverse [MLP dgrad] -> AR, [attention dgrad]
+//                   -> AR; embedding backward last. Full recomputation replays the layer's forward segments
+//                   (with their ARs) before them; selective puts the attention core in front of the attention
+//                   dgrad.
+//   weight W:       per layer [MLP wgrad], [attention wgrad], no collective; the head's wgrad first
+//   backward B+W:   like B with each unit's wgrad after its dgrad (schedules that do not split the backward)
+//
+// Each AR is a ring all-reduce of b*s*h elements over NVLink (collectives/ring.hpp, calibrated bandwidth), or
+// an all-gather + reduce-scatter of the same bytes with sequence parallelism (Korthikanti et al. 2022).
+// tp_variant "fal": a layer after the model's first is one unit [attention + MLP] -> AR per pass.
+// With scatter/gather p2p a chunk that receives activations (gradients) starts its F (B, B+W) by all-gathering
+// them over NVLink (blocking; Narayanan et al. SC'21 Sec. 4.1).
+//
+// parallelism.tp_comm_overlap sets how much of a collective a pass hides by itself:
+//   none       every collective blocks;
+//   wgrad      in B+W, a unit's input-gradient AR runs beside the wgrad GEMM of its column-parallel layer
+//              (QKV, FFN up) — Megatron's asynchronous tp all-reduce: exposed max(0, C - W_col). A split B has
+//              no wgrad to hide behind (why ZB-V exposes twice the tp communication, STP README table);
+//   pipelined  a unit's collective C and its GEMMs G are cut into n = tp pieces and pipelined (Wang et al.,
+//              ASPLOS'23, Sec. 4): together (n-1)/n*max(G, C) + (G + C)/n, so C is exposed by that minus G.
+// A pass that runs alone takes its fused cost; a braided pair (strategy::PipelineTask::braided) runs the
+// segments of two passes alternately so each collective overlaps the other pass's compute.
+#include <vector>
+
+#include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/scenario/scenario.hpp"
+#include "llmsim/workload/program.hpp"
+
+namespace llmsim::workload {
+
+struct Segment {
+  int compute = -1;     ///< ComputeCost index: the kernels (and any blocking in-node transfer)
+  int collective = -1;  ///< ComputeCost index of the tp collective after it (TpComm), -1 when none
+  double hidden = 0;    ///< [s] of that collective hidden behind the segment's own wgrad when the pass runs alone
+};
+
+struct PassChain {
+  std::vector<Segment> segments;  ///< in execution order
+  int fused = -1;                 ///< ComputeCost index of the whole chain as one block
+};
+
+struct ChunkPasses {
+  PassChain forward, input, weight, backward;  ///< F, B, W and B+W of one micro-batch
+};
+
+/// The passes of every global model chunk (`layers_of_chunk[j]` transformer layers; chunk 0 holds the
+/// embedding, the last chunk the head), appending their ComputeCosts to `costs`.
+std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
+                                            const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs);
+
+}  // namespace llmsim::workload

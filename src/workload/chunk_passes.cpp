@@ -1,0 +1,189 @@
+#include "llmsim/workload/chunk_passes.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "llmsim/collectives/ring.hpp"
+#include "llmsim/model/transformer.hpp"
+
+namespace llmsim::workload {
+
+namespace {
+
+using collectives::Kind;
+using model::Kernel;
+using Kernels = std::vector<Kernel>;
+
+Kernels concat(Kernels a, const Kernels& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+/// The column-parallel GEMMs of `forward` (QKV, FFN up, logits): their wgrad can hide the input-gradient AR.
+Kernels column_parallel(const Kernels& forward) {
+  Kernels out;
+  for (const auto& k : forward)
+    if (k.name == "qkv" || k.name == "ffn_up" || k.name == "logits") out.push_back(k);
+  return out;
+}
+
+struct Unit {
+  std::string name;
+  Kernels forward;
+};
+
+/// Turns kernel lists into ComputeCosts and segments.
+class Builder {
+ public:
+  Builder(const scenario::Scenario& s, const hardware::ComputeModel& cm, std::vector<ComputeCost>& costs)
+      : s_(s), cm_(cm), costs_(costs) {
+    const auto x = model::LayerShape::from(s);
+    const int t = s.parallelism.tp;
+    const double bytes = model::tp_activation_bytes(x), bw = cm.nvlink_bandwidth(), lat = cm.nvlink_latency();
+    ar_ = s.parallelism.sequence_parallel
+              ? collectives::ring_time(Kind::AllGather, t, bytes, bw, lat) + collectives::ring_time(Kind::ReduceScatter, t, bytes, bw, lat)
+              : collectives::ring_time(Kind::AllReduce, t, bytes, bw, lat);
+    gather_ = collectives::ring_time(Kind::AllGather, t, bytes, bw, lat);
+  }
+
+  /// A segment of `kernels` followed by one tp collective when `with_collective`; `hides` are the kernels that
+  /// run beside that collective when the pass is a whole backward under tp_comm_overlap "wgrad".
+  Segment segment(const std::string& name, const Kernels& kernels, bool with_collective, const Kernels& hides = {}) {
+    Segment seg;
+    ComputeCost c{name, 0, {}, 0};
+    const auto by = cm_.times_by_category(kernels);
+    for (int i = 0; i < 3; ++i) c.by_category[i] = by[i];
+    c.flops = model::total_flops(kernels);
+    seg.compute = add(c);
+    if (!with_collective || s_.parallelism.tp == 1) return seg;
+    double exposed = ar_;
+    const std::string& overlap = s_.parallelism.tp_comm_overlap;
+    if (overlap == "pipelined") {
+      const double n = s_.parallelism.tp, g = by[static_cast<int>(model::Category::Gemm)];
+      exposed = (n - 1) / n * std::max(g, ar_) + (g + ar_) / n - g;
+    } else if (overlap == "wgrad" && !hides.empty()) {
+      const auto w = cm_.times_by_category(model::backward_weight(hides));
+      seg.hidden = std::min(ar_, w[0] + w[1] + w[2]);
+    }
+    seg.collective = add(tp_cost("tp all-reduce", exposed));
+    return seg;
+  }
+  /// The all-gather of activations received with scatter/gather p2p (blocking).
+  Segment gather(const std::string& name) {
+    Segment seg;
+    seg.compute = add(tp_cost(name, gather_));
+    return seg;
+  }
+  /// One block equal to the chain run alone: its collectives block except the part hidden behind its wgrad.
+  int fuse(const std::string& name, const PassChain& chain) {
+    ComputeCost c{name, 0, {}, 0};
+    for (const auto& seg : chain.segments) {
+      for (int i = 0; i < kTimeCategories; ++i) c.by_category[i] += costs_[seg.compute].by_category[i];
+      c.flops += costs_[seg.compute].flops;
+      if (seg.collective >= 0)
+        c.by_category[static_cast<int>(TimeCategory::TpComm)] += costs_[seg.collective].duration - seg.hidden;
+    }
+    return add(c);
+  }
+
+ private:
+  ComputeCost tp_cost(const std::string& name, double seconds) const {
+    ComputeCost c{name, 0, {}, 0};
+    c.by_category[static_cast<int>(TimeCategory::TpComm)] = seconds;
+    return c;
+  }
+  int add(ComputeCost c) {
+    c.duration = 0;
+    for (double x : c.by_category) c.duration += x;
+    costs_.push_back(std::move(c));
+    return static_cast<int>(costs_.size()) - 1;
+  }
+
+  const scenario::Scenario& s_;
+  const hardware::ComputeModel& cm_;
+  std::vector<ComputeCost>& costs_;
+  double ar_ = 0, gather_ = 0;
+};
+
+/// Segments of one layer in each pass.
+struct LayerSegments {
+  std::vector<Segment> forward, input, weight, backward;
+};
+
+LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const std::string& recompute) {
+  LayerSegments out;
+  for (const auto& u : units) out.forward.push_back(b.segment("F " + u.name, u.forward, true));
+  if (recompute == "full")  // the layer's forward replayed, collectives included, before its backward
+    for (const auto& u : units) {
+      out.input.push_back(b.segment("B recompute " + u.name, u.forward, true));
+      out.backward.push_back(out.input.back());
+    }
+  const std::string partial = recompute == "selective" ? "selective" : "none";
+  for (auto u = units.rbegin(); u != units.rend(); ++u) {
+    const Kernels dgrad = concat(model::recomputed(u->forward, partial), model::backward_input(u->forward));
+    const Kernels wgrad = model::backward_weight(u->forward);
+    out.input.push_back(b.segment("B " + u->name, dgrad, true));
+    out.weight.push_back(b.segment("W " + u->name, wgrad, false));
+    out.backward.push_back(b.segment("B " + u->name, concat(dgrad, wgrad), true, column_parallel(u->forward)));
+  }
+  return out;
+}
+
+void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+}  // namespace
+
+std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
+                                            const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs) {
+  Builder b(s, cm, costs);
+  const auto x = model::LayerShape::from(s);
+  const std::string& rc = s.training.recompute;
+  const Kernels attention = model::attention_forward(x), mlp = model::mlp_forward(x);
+  const std::vector<Unit> two_units = {{"attention", attention}, {"mlp", mlp}};
+  // FAL: after the model's first layer, attention and MLP partial sums share one all-reduce.
+  const LayerSegments first = layer_segments(b, two_units, rc);
+  const LayerSegments other = s.parallelism.tp_variant == "fal"
+                                  ? layer_segments(b, {{"layer", concat(attention, mlp)}}, rc)
+                                  : first;
+  const Kernels embedding = model::embedding_forward(x), head = model::head_forward(x);
+  const Segment embed_f = b.segment("F embedding", embedding, true),
+                embed_b = b.segment("B embedding", model::backward_input(embedding), false),
+                head_f = b.segment("F head", head, false),
+                head_b = b.segment("B head", model::backward_input(head), true),
+                head_w = b.segment("W head", model::backward_weight(head), false),
+                head_bw = b.segment("B head", concat(model::backward_input(head), model::backward_weight(head)), true,
+                                    column_parallel(head));
+  const bool gathers = s.training.scatter_gather_p2p && s.parallelism.tp > 1;
+  const Segment gather_f = b.gather("F p2p all-gather"), gather_b = b.gather("B p2p all-gather");
+
+  const int chunks = static_cast<int>(layers_of_chunk.size());
+  std::vector<ChunkPasses> out(chunks);
+  for (int j = 0; j < chunks; ++j) {
+    ChunkPasses& c = out[j];
+    auto& f = c.forward.segments;
+    auto& in = c.input.segments;
+    auto& w = c.weight.segments;
+    auto& bw = c.backward.segments;
+    const bool is_first = j == 0, is_last = j == chunks - 1;
+    if (!is_first && gathers) f.push_back(gather_f);
+    if (!is_last && gathers) in.push_back(gather_b), bw.push_back(gather_b);
+    if (is_first) f.push_back(embed_f);
+    if (is_last) in.push_back(head_b), w.push_back(head_w), bw.push_back(head_bw);
+    for (int l = 0; l < layers_of_chunk[j]; ++l) append(f, (is_first && l == 0 ? first : other).forward);
+    for (int l = layers_of_chunk[j] - 1; l >= 0; --l) {
+      const LayerSegments& layer = is_first && l == 0 ? first : other;
+      append(in, layer.input);
+      append(w, layer.weight);
+      append(bw, layer.backward);
+    }
+    if (is_last) f.push_back(head_f);
+    if (is_first) in.push_back(embed_b), bw.push_back(embed_b);
+    c.forward.fused = b.fuse("F", c.forward);
+    c.input.fused = b.fuse("B", c.input);
+    c.weight.fused = b.fuse("W", c.weight);
+    c.backward.fused = b.fuse("B", c.backward);
+  }
+  return out;
+}
+
+}  // namespace llmsim::workload
