@@ -26,8 +26,11 @@ using workload::TimeCategory;
 namespace {
 
 /// Message tag of a pipeline transfer: (pass, micro-batch, chunk), non-zero so it can travel as a payload.
+/// A pipeline message: activations (forward) or their gradient (a whole or B-only backward sends the same
+/// gradient, so schedules that mix them still match) of a micro-batch for a chunk.
 uintptr_t tag_of(workload::Pass pass, int micro_batch, int chunk) {
-  return ((static_cast<uintptr_t>(micro_batch) << 20 | static_cast<uintptr_t>(chunk)) << 2 | static_cast<uintptr_t>(pass)) + 1;
+  const uintptr_t gradient = pass == workload::Pass::Forward ? 0 : 1;
+  return ((static_cast<uintptr_t>(micro_batch) << 20 | static_cast<uintptr_t>(chunk)) << 1 | gradient) + 1;
 }
 
 struct CollectiveInstance {

@@ -11,7 +11,7 @@ int max_in_flight(const std::vector<PipelineTask>& order) {
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& t = order[i];
     if (t.pass == PipelineTask::Pass::Forward) ++live;
-    if (t.pass == PipelineTask::Pass::Backward || t.pass == PipelineTask::Pass::BackwardWeight) --live;
+    if (t.pass == PipelineTask::Pass::Backward || t.pass == PipelineTask::Pass::BackwardInput) --live;
     if (i + 1 == order.size() || !order[i + 1].braided) peak = std::max(peak, live);
   }
   return peak;

@@ -8,6 +8,7 @@
 #include "../support/scenarios.hpp"
 #include "llmsim/engine/engine.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/util/error.hpp"
 #include "llmsim/workload/pipeline_ops.hpp"
 
 using namespace llmsim;
@@ -24,10 +25,11 @@ std::unique_ptr<strategy::PipelineSchedule> schedule_named(const std::string& na
 }
 
 /// Runs p stages with forward / whole-backward blocks of tf/tb per chunk (the backward split into tb - tw for B
-/// and tw for W) and 0-byte transfers on a zero-latency cluster; returns the iteration time. Each pass is two
-/// units; with ar > 0 every unit of F, B and B+W ends with a tp collective of ar seconds (W has none), blocking
-/// when the pass runs alone, on the communication stream in a braided pair.
-double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb, double tw = 0, double ar = 0) {
+/// and tw for W) and 0-byte transfers on a zero-latency cluster; returns the iteration time. Each pass is
+/// `units` equal units; with ar > 0 every unit of F, B and B+W ends with a tp collective of ar seconds (W has
+/// none), blocking when the pass runs alone, on the communication stream in a braided pair.
+double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb, double tw = 0, double ar = 0,
+                int units = 2) {
   const auto s = test::shipped("scenarios/default.json",
                                {"cluster.nodes=" + std::to_string(p), "cluster.nic_latency_us=0", "cluster.topology.switch_latency_us=0",
                                 "hardware.nvlink_latency_us=0", "parallelism.tp=8", "parallelism.pp=1",
@@ -43,9 +45,9 @@ double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, 
   const int coll = cost("tp all-reduce", ar, workload::TimeCategory::TpComm);
   auto chain = [&](const std::string& name, double pass_time, bool with_collective) {
     workload::PassChain c;
-    const int unit = cost(name, pass_time / v / 2);
-    c.segments = {{unit, with_collective ? coll : -1, 0}, {unit, with_collective ? coll : -1, 0}};
-    c.fused = cost(name, pass_time / v + (with_collective ? 2 * ar : 0));
+    const int unit = cost(name, pass_time / v / units);
+    c.segments.assign(units, {unit, with_collective ? coll : -1, 0});
+    c.fused = cost(name, pass_time / v + (with_collective ? units * ar : 0));
     return c;
   };
   const workload::ChunkPasses passes{chain("F", tf, true), chain("B", tb - tw, true), chain("W", tw, false),
@@ -62,27 +64,47 @@ double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, 
     wk.ops.push_back({workload::Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0});
     w.workers.push_back(wk);
   }
-  return engine::run_workload(w, s, std::vector<bool>(p, false)).iteration_ends()[0];
+  const auto rec = engine::run_workload(w, s, std::vector<bool>(p, getenv("PDUMP") != nullptr));
+  if (getenv("PDUMP"))
+    for (const auto& e : rec.events())
+      if (e.stream == 0 && e.category != workload::TimeCategory::PpComm)
+        std::printf("w%d %d mb%d c%d %.2f-%.2f\n", e.worker, (int)e.pass, e.micro_batch, e.chunk, e.start, e.end);
+  return rec.iteration_ends()[0];
 }
 }  // namespace
 
 TEST(PipelineSchedules, EveryTaskExactlyOnceAndBackwardAfterForward) {
-  for (const char* name : {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1"}) {
+  // Each (micro-batch, chunk) has one forward and either one whole backward or one B followed by one W, after
+  // the forward; a braided task never opens an order.
+  using P = PipelineTask::Pass;
+  for (const char* name : {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-v", "stp"}) {
     const auto sch = schedule_named(name);
-    const int p = 4, m = 8, v = sch->chunks_per_stage();
-    const size_t passes = std::string(name) == "zb-h1" ? 3 : 2;  // F, B, W
-    for (int stage = 0; stage < p; ++stage) {
-      const auto order = sch->stage_order({p, stage, m});
-      ASSERT_EQ(order.size(), passes * m * v) << name;
-      for (const auto& t : order) {
-        EXPECT_EQ(std::count(order.begin(), order.end(), t), 1) << name;
-        if (t.pass == PipelineTask::Pass::Backward) {
-          const PipelineTask f{PipelineTask::Pass::Forward, t.micro_batch, t.chunk};
-          EXPECT_LT(std::find(order.begin(), order.end(), f) - order.begin(),
-                    std::find(order.begin(), order.end(), t) - order.begin());
-        }
+    for (int p : {2, 4})
+      for (int stage = 0; stage < p; ++stage) {
+        const int m = 12, v = sch->chunks_per_stage();
+        const auto order = sch->stage_order({p, stage, m});
+        ASSERT_FALSE(order.front().braided) << name;
+        auto at = [&](P pass, int mb, int c) {
+          return std::find(order.begin(), order.end(), PipelineTask{pass, mb, c}) - order.begin();
+        };
+        const auto end = static_cast<long>(order.size());
+        size_t tasks = 0;
+        for (int mb = 0; mb < m; ++mb)
+          for (int c = 0; c < v; ++c) {
+            const long f = at(P::Forward, mb, c), whole = at(P::Backward, mb, c), b = at(P::BackwardInput, mb, c),
+                       w = at(P::BackwardWeight, mb, c);
+            ASSERT_LT(f, end) << name;
+            ASSERT_NE(whole < end, b < end) << name << " mb " << mb << " chunk " << c;
+            if (whole < end) EXPECT_LT(f, whole) << name;
+            if (b < end) {
+              EXPECT_LT(f, b) << name;
+              ASSERT_LT(w, end) << name;
+              EXPECT_LT(b, w) << name;
+            }
+            tasks += whole < end ? 2 : 3;
+          }
+        EXPECT_EQ(order.size(), tasks) << name << " (a task appears twice)";
       }
-    }
   }
 }
 
@@ -136,4 +158,104 @@ TEST(PipelineBubble, GpipeMatchesClosedForm) {
   const int p = 3, m = 5;
   const double t = simulate(*schedule_named("gpipe"), p, m, 1.0, 2.0);
   EXPECT_NEAR(t, (m + p - 1) * 3.0, 1e-9);
+}
+
+// With T_F = T_B = T_W per chunk no schedule beats (p-1)*T_F of idle: the last stage cannot start before the
+// first p-1 chunks' forwards, and every stage has the same work. ZB-V and STP reach it; it is also STP's
+// PP-bubble formula (p-1)(T_F + T_B - T_W) at T_AR = 0 (STP README table). p = 3, m = 3p-1 = 8; per stage
+// F, B, W = 1 s, i.e. 0.5 s per chunk.
+TEST(PipelineBubble, ZbVReachesTheStartUpBoundWithEqualPasses) {
+  EXPECT_NEAR(simulate(*schedule_named("zb-v"), 3, 8, 1.0, 2.0, 1.0) - 8 * 3.0, 2 * 0.5, 1e-9);
+}
+
+TEST(PipelineBubble, StpReachesTheStartUpBoundWithEqualPasses) {
+  EXPECT_NEAR(simulate(*schedule_named("stp"), 3, 8, 1.0, 2.0, 1.0) - 8 * 3.0, 2 * 0.5, 1e-9);
+}
+
+TEST(PipelineSchedules, PeakInFlightOfVShapedSchedules) {
+  // Chunk activation sets on stage 0: ZB-V 2p (= 1F1B's p micro-batches of a whole stage, Qi et al. 2024
+  // Sec. 6), STP 3p (STP README table: 3p M_a), interleaved 1F1B 3p-1 (README: about 3p-2).
+  const int p = 4, m = 12;
+  EXPECT_EQ(strategy::max_in_flight(schedule_named("zb-v")->stage_order({p, 0, m})), 2 * p);
+  EXPECT_EQ(strategy::max_in_flight(schedule_named("stp")->stage_order({p, 0, m})), 3 * p);
+  EXPECT_EQ(strategy::max_in_flight(schedule_named("interleaved-1f1b")->stage_order({p, 0, m})), 3 * p - 1);
+  for (int stage = 1; stage < p; ++stage) {
+    EXPECT_LE(strategy::max_in_flight(schedule_named("zb-v")->stage_order({p, stage, m})), 2 * p);
+    EXPECT_LE(strategy::max_in_flight(schedule_named("stp")->stage_order({p, stage, m})), 3 * p);
+  }
+}
+
+TEST(PipelineSchedules, VPlacementPutsFirstAndLastChunkOnStageZero) {
+  const auto v = schedule_named("stp");
+  EXPECT_EQ(v->model_chunk(4, 0, 0), 0);
+  EXPECT_EQ(v->model_chunk(4, 0, 1), 7);
+  EXPECT_EQ(v->model_chunk(4, 3, 0), 3);
+  EXPECT_EQ(v->model_chunk(4, 3, 1), 4);
+}
+
+TEST(BraidedPair, EachCollectiveOverlapsTheOtherPassAndOnlyTheTailIsExposed) {
+  // One stage, two forwards braided; each is two units of 1 s followed by a 0.4 s all-reduce. Alone: 2 x (2 +
+  // 0.8) = 5.6 s. Braided: F0a 0-1 (AR 1-1.4), F1a 1-2 (AR 2-2.4), F0b 2-3 (AR 3-3.4), F1b 3-4 (AR 4-4.4):
+  // 4.4 s, only the last all-reduce exposed.
+  class TwoForwards final : public strategy::PipelineSchedule {
+   public:
+    int chunks_per_stage() const override { return 1; }
+    std::vector<PipelineTask> stage_order(const strategy::StageContext&) const override {
+      PipelineTask second{PipelineTask::Pass::Forward, 1, 0};
+      second.braided = true;
+      return {{PipelineTask::Pass::Forward, 0, 0}, second};
+    }
+  };
+  EXPECT_NEAR(simulate(TwoForwards(), 1, 2, 2.0, 0.0, 0.0, 0.4), 4.4, 1e-9);
+}
+
+// Same passes with 8 units per pass and a 0.025 s all-reduce after every unit of F, B and B+W (p = 2, m = 16):
+// interleaved 1F1B blocks on each one — m x 2 chunks x 2 passes x 8 units x 0.025 = 12.8 s, plus the all-reduces
+// of one chunk's F and B (0.4 s) on the critical path of the extra stage — STP hides most behind the braided
+// partner (exposed: the tasks that run alone in warm-up and cool-down, and the last all-reduce of each pair).
+constexpr double kAllBlocking = 16 * 2 * 2 * 8 * 0.025;
+
+TEST(PipelineBubble, InterleavedExposesEveryTensorParallelAllReduce) {
+  const double t = simulate(*schedule_named("interleaved-1f1b"), 2, 16, 1.0, 2.0, 1.0, 0.025, 8);
+  EXPECT_NEAR(t - 16 * 3.0 - 1.5, kAllBlocking + 0.4, 1e-9);
+}
+
+TEST(PipelineBubble, StpExposesLessThanHalfOfTheTensorParallelAllReduces) {
+  const double t = simulate(*schedule_named("stp"), 2, 16, 1.0, 2.0, 1.0, 0.025, 8);
+  EXPECT_LT(t - 16 * 3.0, 0.5 * kAllBlocking);
+}
+
+namespace {
+/// The ScenarioError of loading default.json with `overrides` (the loader builds the schedule to check it).
+ScenarioError schedule_error(const std::vector<std::string>& overrides) {
+  try {
+    test::shipped("scenarios/default.json", overrides);
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a ScenarioError";
+  return ScenarioError("<none>", "no error");
+}
+}  // namespace
+
+TEST(PipelineScheduleErrors, StpNeedsEnoughMicroBatches) {
+  // 16 GPUs, tp 2, pp 4 -> dp 2; 20 sequences -> m = 10 < 3*4-1 = 11.
+  const auto e = schedule_error({"parallelism.pp=4", "training.global_batch=20",
+                                 "strategies.pipeline_schedule={\"name\": \"stp\"}"});
+  EXPECT_EQ(e.path(), "/training/global_batch");
+  EXPECT_NE(std::string(e.what()).find("at least 11 micro-batches"), std::string::npos) << e.what();
+}
+
+TEST(PipelineScheduleErrors, ZbVNeedsTwoPMinusOneMicroBatches) {
+  // m = 12 / dp 2 = 6 < 2*4-1 = 7.
+  const auto e = schedule_error({"parallelism.pp=4", "training.global_batch=12",
+                                 "strategies.pipeline_schedule={\"name\": \"zb-v\"}"});
+  EXPECT_NE(std::string(e.what()).find("at least 7 micro-batches"), std::string::npos) << e.what();
+}
+
+TEST(PipelineScheduleErrors, InterleavingNeedsLayersDivisibleIntoChunks) {
+  // gpt-1.7b has 24 layers: pp 2 x 5 virtual stages = 10 chunks do not divide them.
+  const auto e = schedule_error({"strategies.pipeline_schedule.virtual_stages=5"});
+  EXPECT_EQ(e.path(), "/model/layers");
+  EXPECT_NE(std::string(e.what()).find("multiple of it"), std::string::npos) << e.what();
 }

@@ -49,8 +49,9 @@ class PipelineSchedule {
 };
 
 /// Largest number of (micro-batch, chunk) forward activation sets a stage holds at once under `order`
-/// (each forward adds one; a whole backward or a weight-gradient task frees one — B keeps the inputs W needs;
-/// a braided pair counts once, after both: one pass frees layer by layer what the other allocates)
+/// (each forward adds one, a whole backward or a B frees one — the zero-bubble and STP papers' accounting, which
+/// leaves out the GEMM inputs and output gradients a deferred W still holds; a braided pair counts once, after
+/// both: one pass frees layer by layer what the other allocates)
 /// — the activation-memory multiplier of the schedule.
 int max_in_flight(const std::vector<PipelineTask>& order);
 
