@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Runs one scenario under several pipeline schedules (and pipeline depths) and prints a Markdown table of
+iteration time, exposed tp communication, idle time, peak memory and the change against a reference schedule.
+
+Usage: tools/compare_schedules.py SCENARIO [--schedules interleaved-1f1b,zb-v,stp] [--pp 2,4,8]
+                                  [--reference interleaved-1f1b] [--set k=v ...] [--llmsim build/llmsim]
+With --pp, each depth runs on pp nodes with dp 1 (the scenario's tp, micro-batch and global batch kept).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(llmsim, scenario, overrides, out):
+    cmd = [llmsim, "run", scenario, "--out", out, "--set", "output.trace=false"]
+    for o in overrides:
+        cmd += ["--set", o]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"llmsim failed ({' '.join(overrides)}): {done.stderr.strip()}")
+    resolved = json.load(open(os.path.join(out, "scenario.resolved.json")))
+    return json.load(open(os.path.join(out, "summary.json"))), resolved["parallelism"]["pp"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenario")
+    ap.add_argument("--schedules", default="interleaved-1f1b,zb-v,stp")
+    ap.add_argument("--pp", default="", help="comma-separated pipeline depths (default: the scenario's)")
+    ap.add_argument("--reference", default="interleaved-1f1b")
+    ap.add_argument("--set", action="append", default=[], help="override passed to every run")
+    ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
+    args = ap.parse_args()
+
+    depths = [int(p) for p in args.pp.split(",")] if args.pp else [None]
+    schedules = args.schedules.split(",")
+    print("| pp | schedule | iteration [s] | vs " + args.reference + " | exposed tp comm [s] | idle [s] | peak memory [GB] |")
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for pp in depths:
+            base = list(args.set)
+            if pp is not None:
+                base += [f"parallelism.pp={pp}", f"cluster.nodes={pp}", "parallelism.dp=1"]
+            results = {}
+            for name in schedules:
+                out = os.path.join(tmp, f"{pp}-{name}")
+                results[name] = run(args.llmsim, args.scenario, base + [f"strategies.pipeline_schedule.name={name}"], out)
+            ref = results.get(args.reference)
+            for name in schedules:
+                s, depth = results[name]
+                t = s["iteration_time_s"]
+                change = f"{(t / ref[0]['iteration_time_s'] - 1) * 100:+.1f}%" if ref else "-"
+                peak = max(m["total"] for m in s["memory_breakdown_bytes"]) / 1e9
+                print(f"| {depth} | {name} | {t:.3f} | {change} | {s['time_breakdown_s']['tp_comm']:.3f} | "
+                      f"{s['time_breakdown_s']['idle']:.3f} | {peak:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
