@@ -103,7 +103,6 @@ class Runtime {
   std::vector<std::unordered_map<int, int>> collective_starts_, collective_waits_;
   std::map<std::tuple<int, int, uintptr_t>, double> send_posted_;
   std::set<int> finished_;
-  std::unordered_map<int, double> comm_free;  // worker -> time its communication stream is free
   bool switch_reduction_ = false;
   bool flow_level_ = true;
   double message_overhead_ = 0;
@@ -130,7 +129,8 @@ void Runtime::run_worker(int id) {
     if (op.kind == Op::Kind::Recv) mailbox(op.ref, id)->set_receiver(sg4::Actor::self());
   }
   std::set<uintptr_t> early;
-  std::unordered_map<int, double> events;  // event id -> completion time on the comm stream
+  std::unordered_map<int, double> events;  // event id -> completion time on its side stream
+  std::unordered_map<int, double> streams_free;  // side stream -> time it is free
   for (const auto& op : wk.ops) {
     const double t0 = sg4::Engine::get_clock();
     switch (op.kind) {
@@ -141,10 +141,7 @@ void Runtime::run_worker(int id) {
           rec_.count_activity();
         }
         rec_.add_breakdown(id, cost.by_category);
-        auto cat = TimeCategory::Gemm;
-        for (int c = 0; c < workload::kTimeCategories; ++c)
-          if (cost.by_category[c] > cost.by_category[static_cast<int>(cat)]) cat = static_cast<TimeCategory>(c);
-        rec_.event({id, 0, cat, op.pass, op.micro_batch, op.chunk, op.ref, t0, sg4::Engine::get_clock()});
+        rec_.event({id, 0, cost.main_category(), op.pass, op.micro_batch, op.chunk, op.ref, t0, sg4::Engine::get_clock()});
         break;
       }
       case Op::Kind::Send: send(id, op); break;
@@ -160,11 +157,12 @@ void Runtime::run_worker(int id) {
       }
       case Op::Kind::IterationEnd: rec_.iteration_end(id, op.ref, t0); break;
       case Op::Kind::CommAsync: {
-        // The comm stream is a FIFO of analytic collectives: no SimGrid activity is needed.
+        // Each side stream is a FIFO of analytic transfers: no SimGrid activity is needed.
         const auto& cost = w_.costs[op.ref];
-        const double start = std::max(t0, comm_free[id]);
-        comm_free[id] = events[op.micro_batch] = start + cost.duration;
-        rec_.event({id, 1, TimeCategory::TpComm, op.pass, -1, op.chunk, op.ref, start, start + cost.duration});
+        double& stream_free = streams_free[op.stream];
+        const double start = std::max({t0, stream_free, op.after >= 0 ? events.at(op.after) : 0.0});
+        stream_free = events[op.micro_batch] = start + cost.duration;
+        rec_.event({id, op.stream, cost.main_category(), op.pass, -1, op.chunk, op.ref, start, start + cost.duration});
         break;
       }
       case Op::Kind::WaitEvent: {
@@ -172,7 +170,7 @@ void Runtime::run_worker(int id) {
         if (until > t0) {
           sg4::this_actor::sleep_for(until - t0);
           rec_.count_activity();
-          rec_.add_time(id, TimeCategory::TpComm, until - t0);
+          rec_.add_time(id, w_.costs[op.ref].main_category(), until - t0);
         }
         break;
       }

@@ -56,6 +56,8 @@ FieldList hardware_fields() {
       Field::number("memory_bandwidth_GBps", "GB/s", "HBM bandwidth").above(0),
       Field::number("nvlink_bandwidth_GBps", "GB/s", "NVLink bandwidth per GPU, per direction").above(0),
       Field::number("nvlink_latency_us", "us", "one NVLink/NVSwitch hop").at_least(0),
+      Field::number("host_link_GBps", "GB/s", "PCIe link between the GPU and host memory, per direction (activation offload)")
+          .above(0),
       Field::integer("gpus_per_node", "GPUs in the standard node for this device").at_least(1),
       Field::integer("nics_per_node", "compute-fabric NICs in that node").at_least(1),
       Field::number("nic_Gbps", "Gbit/s", "line rate of one NIC").above(0),

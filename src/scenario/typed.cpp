@@ -60,6 +60,7 @@ Scenario to_typed(const json& raw) {
   h.nics_per_node = hw["nics_per_node"];
   h.nic_bandwidth = hw["nic_Gbps"].get<double>() * 1e9 / 8;
   h.nvswitch_reduction = hw["nvswitch_reduction"];
+  h.host_link_bandwidth = hw["host_link_GBps"].get<double>() * 1e9;
   const json& cal = hw["calibration"];
   h.calibration.matmul_efficiency = cal["matmul_efficiency"];
   h.calibration.matmul_half_dim = cal["matmul_half_dim"];

@@ -6,13 +6,15 @@
 
 namespace llmsim::strategy {
 
-int max_in_flight(const std::vector<PipelineTask>& order) {
-  int live = 0, peak = 0;
+int max_in_flight(const std::vector<PipelineTask>& order, int offloaded_chunk) {
+  constexpr int kResidentOffloaded = 2;
+  int live = 0, offloaded = 0, peak = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& t = order[i];
-    if (t.pass == PipelineTask::Pass::Forward) ++live;
-    if (t.pass == PipelineTask::Pass::Backward || t.pass == PipelineTask::Pass::BackwardInput) --live;
-    if (i + 1 == order.size() || !order[i + 1].braided) peak = std::max(peak, live);
+    int& count = t.chunk == offloaded_chunk ? offloaded : live;
+    if (t.pass == PipelineTask::Pass::Forward) ++count;
+    if (t.pass == PipelineTask::Pass::Backward || t.pass == PipelineTask::Pass::BackwardInput) --count;
+    if (i + 1 == order.size() || !order[i + 1].braided) peak = std::max(peak, live + std::min(offloaded, kResidentOffloaded));
   }
   return peak;
 }

@@ -16,6 +16,8 @@
 // The generator asserts m >= 2p, but its step 5 has a non-negative length on stage 0 only when m >= 3p-1 (for
 // smaller m stage 0 would run forwards of micro-batches that do not exist — checked by counting its
 // instructions), so llmsim requires m >= 3p-1. Peak: 3p chunk activation sets on stage 0 (the paper's 3p M_a).
+// offload: true is the paper's offloading variant: the first chunk's activations are copied to host memory
+// after each forward and back before its backward, beside the compute (workload/pipeline_ops.hpp).
 #include "llmsim/strategy/pipeline_schedule.hpp"
 
 namespace llmsim::strategy {
@@ -23,7 +25,9 @@ namespace {
 
 class Stp final : public VShapedSchedule {
  public:
+  explicit Stp(bool offload) : offload_(offload) {}
   int min_micro_batches(int pp) const override { return 3 * pp - 1; }
+  int offloaded_chunk() const override { return offload_ ? 0 : -1; }
   std::vector<PipelineTask> stage_order(const StageContext& ctx) const override {
     using P = PipelineTask::Pass;
     const int p = ctx.pp, s = ctx.stage, m = ctx.micro_batches;
@@ -68,12 +72,22 @@ class Stp final : public VShapedSchedule {
     for (int i = 0; i < 2 * s; ++i) W();
     return order;
   }
+
+ private:
+  bool offload_;
 };
+
+const scenario::FieldList kParams = {
+    scenario::Field::boolean("offload", "copy the first chunk's activations to host memory after each forward and "
+                                        "back before its backward, over the host link beside the compute")
+        .with_default(false)};
 
 LLMSIM_REGISTER(PipelineSchedule, "stp",
                 "braided TP/PP schedule STP: V placement, forward and backward units braided to hide tp all-reduces "
-                "(Qi et al. 2025); m >= 3p-1", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Stp>(); });
+                "(Qi et al. 2025); m >= 3p-1", kParams,
+                [](const nlohmann::json& params, const scenario::Scenario&) {
+                  return std::make_unique<Stp>(params.at("offload").get<bool>());
+                });
 
 }  // namespace
 }  // namespace llmsim::strategy

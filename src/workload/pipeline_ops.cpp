@@ -1,6 +1,7 @@
 #include "llmsim/workload/pipeline_ops.hpp"
 
 #include <array>
+#include <map>
 
 namespace llmsim::workload {
 
@@ -42,10 +43,10 @@ Resolved resolve(const strategy::PipelineTask& task, int stage, const strategy::
 /// Alternates the segments of two passes; a pass waits for its own last collective before its next segment.
 void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair) {
   std::array<size_t, 2> next{0, 0};
-  std::array<int, 2> pending{-1, -1};
+  std::array<int, 2> pending{-1, -1}, pending_cost{0, 0};
   auto remaining = [&](int x) { return next[x] < pair[x].chain->segments.size(); };
   auto wait = [&](int x) {
-    if (pending[x] >= 0) ops.push_back({Op::Kind::WaitEvent, Pass::None, pending[x], pair[x].chunk, 0, 0});
+    if (pending[x] >= 0) ops.push_back({Op::Kind::WaitEvent, Pass::None, pending[x], pair[x].chunk, pending_cost[x], 0});
     pending[x] = -1;
   };
   for (int turn = 0; remaining(0) || remaining(1); turn = 1 - turn) {
@@ -55,6 +56,7 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair) {
     ops.push_back({Op::Kind::Compute, pair[x].pass, pair[x].micro_batch, pair[x].chunk, seg.compute, 0});
     if (seg.collective >= 0) {
       pending[x] = static_cast<int>(ops.size());  // unique event id on this worker
+      pending_cost[x] = seg.collective;
       ops.push_back({Op::Kind::CommAsync, pair[x].pass, pending[x], pair[x].chunk, seg.collective, 0});
     }
   }
@@ -75,27 +77,61 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
   for (size_t i = 0; i < order.size(); ++i)
     if (order[i].pass == TaskPass::Backward || order[i].pass == TaskPass::BackwardWeight) last_gradient[order[i].chunk] = i;
   auto remote = [&](int j) { return j >= 0 && j < chunks && wiring.owner[j] != stage; };
-  for (size_t i = 0; i < order.size();) {
-    const size_t n = i + 1 < order.size() && order[i + 1].braided ? 2 : 1;  // tasks in this composite
+  // Composite tasks: a task alone, or a task and the one braided with it.
+  std::vector<std::pair<size_t, size_t>> composites;  // first task, task count
+  for (size_t i = 0; i < order.size(); i += composites.back().second)
+    composites.push_back({i, i + 1 < order.size() && order[i + 1].braided ? 2 : 1});
+  const int offloaded = schedule.offloaded_chunk();
+  auto needs_reload = [&](const strategy::PipelineTask& t) {
+    return t.chunk == offloaded && (t.pass == TaskPass::Backward || t.pass == TaskPass::BackwardInput);
+  };
+  std::map<int, int> copied_out, copied_in;  // micro-batch -> event of its offloaded chunk's copy out / back
+  auto copy = [&](uint8_t stream, const strategy::PipelineTask& t, int after) {
+    const int event = static_cast<int>(ops.size()), j = schedule.model_chunk(wiring.pp, stage, t.chunk);
+    Op op{Op::Kind::CommAsync, Pass::None, event, j, wiring.offload_cost[j], 0};
+    op.stream = stream;
+    op.after = after;
+    ops.push_back(op);
+    return event;
+  };
+
+  for (size_t c = 0; c < composites.size(); ++c) {
+    const auto [i, n] = composites[c];
     std::array<Resolved, 2> tasks;
     for (size_t k = 0; k < n; ++k) {
       tasks[k] = resolve(order[i + k], stage, schedule, wiring);
       const Resolved& r = tasks[k];
       if (remote(r.from)) ops.push_back({Op::Kind::Recv, r.pass, r.micro_batch, r.chunk, wiring.worker(wiring.owner[r.from]), 0});
     }
-    for (size_t k = 0; k < n; ++k)
-      if (before_compute) before_compute(order[i + k].chunk);
+    // Prefetch: copy back what the next composite's backward needs while this one computes.
+    if (c + 1 < composites.size())
+      for (size_t k = 0; k < composites[c + 1].second; ++k) {
+        const auto& next = order[composites[c + 1].first + k];
+        if (needs_reload(next) && copied_out.count(next.micro_batch))
+          copied_in[next.micro_batch] = copy(kHostToDeviceStream, next, copied_out[next.micro_batch]);
+      }
+    for (size_t k = 0; k < n; ++k) {
+      const auto& task = order[i + k];
+      if (needs_reload(task)) {
+        if (!copied_in.count(task.micro_batch))  // not prefetched: copy back now
+          copied_in[task.micro_batch] = copy(kHostToDeviceStream, task, copied_out.at(task.micro_batch));
+        ops.push_back({Op::Kind::WaitEvent, Pass::None, copied_in[task.micro_batch], tasks[k].chunk,
+                       wiring.offload_cost[tasks[k].chunk], 0});
+      }
+      if (before_compute) before_compute(task.chunk);
+    }
     if (n == 1)
       ops.push_back({Op::Kind::Compute, tasks[0].pass, tasks[0].micro_batch, tasks[0].chunk, tasks[0].chain->fused, 0});
     else
       append_braided(ops, tasks);
     for (size_t k = 0; k < n; ++k) {
       const Resolved& r = tasks[k];
+      const auto& task = order[i + k];
+      if (task.chunk == offloaded && task.pass == TaskPass::Forward) copied_out[task.micro_batch] = copy(kDeviceToHostStream, task, -1);
       if (remote(r.to))
         ops.push_back({Op::Kind::Send, r.pass, r.micro_batch, r.to, wiring.worker(wiring.owner[r.to]), wiring.p2p_bytes});
-      if (i + k == last_gradient[order[i + k].chunk] && on_chunk_done) on_chunk_done(order[i + k].chunk);
+      if (i + k == last_gradient[task.chunk] && on_chunk_done) on_chunk_done(task.chunk);
     }
-    i += n;
   }
 }
 

@@ -32,8 +32,15 @@ double chunk_params(const scenario::Scenario& s, int j, int chunks, int layers) 
 }  // namespace
 
 const char* time_category_name(TimeCategory c) {
-  static const char* names[] = {"gemm", "attention", "elementwise", "tp_comm", "pp_comm", "dp_comm", "optimizer", "idle"};
+  static const char* names[] = {"gemm", "attention", "elementwise", "tp_comm", "pp_comm", "dp_comm", "optimizer", "offload", "idle"};
   return names[static_cast<int>(c)];
+}
+
+TimeCategory ComputeCost::main_category() const {
+  auto cat = TimeCategory::Gemm;
+  for (int c = 0; c < kTimeCategories; ++c)
+    if (by_category[c] > by_category[static_cast<int>(cat)]) cat = static_cast<TimeCategory>(c);
+  return cat;
 }
 
 TrainingPlan build_training(const scenario::Scenario& s, const hardware::ComputeModel& cm,
@@ -62,6 +69,15 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   for (const auto& c : passes) {
     fwd_flops_job += w.costs[c.forward.fused].flops;
     hw_flops_job += w.costs[c.forward.fused].flops + w.costs[c.backward.fused].flops;
+  }
+  // Copying one micro-batch's activations of a chunk over the host link (activation offload).
+  std::vector<int> offload_cost(chunks);
+  for (int j = 0; j < chunks; ++j) {
+    ComputeCost copy{"activation copy", 0, {}, 0};
+    copy.duration = copy.by_category[static_cast<int>(TimeCategory::Offload)] =
+        layers_of[j] * layer_activation_bytes(s, tr.recompute) / s.hardware.host_link_bandwidth;
+    offload_cost[j] = static_cast<int>(w.costs.size());
+    w.costs.push_back(copy);
   }
   // Per micro-batch and tp rank -> whole job per iteration.
   const double replicas = double(m) * dp * t;
@@ -134,7 +150,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
       sp.params += local_params[c];
     }
     const auto order = schedule.stage_order({pp, stage, m});
-    sp.max_in_flight = strategy::max_in_flight(order);
+    sp.max_in_flight = strategy::max_in_flight(order, schedule.offloaded_chunk());
     sp.memory = stage_memory(s, sp.params, widest, sp.max_in_flight);
     plan.stages.push_back(sp);
 
@@ -181,7 +197,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
         wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
         started.push_back(b);
       };
-      PipelineWiring wiring{pp, owner, &passes, gathers ? act_bytes / t : act_bytes, [&](int st) { return worker_of(st, r); }};
+      PipelineWiring wiring{pp, owner, &passes, gathers ? act_bytes / t : act_bytes, [&](int st) { return worker_of(st, r); },
+                            offload_cost};
       for (int it = 0; it < tr.iterations; ++it) {
         append_pipeline_ops(
             wk.ops, stage, order, schedule, wiring,

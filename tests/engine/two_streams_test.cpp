@@ -23,9 +23,9 @@ std::pair<double, double> run(double comm, double overlap) {
   workload::Worker wk;
   wk.width = 8;
   wk.ops = {{Op::Kind::Compute, workload::Pass::Forward, 0, 0, 0, 0},  {Op::Kind::CommAsync, workload::Pass::Forward, 7, 0, 2, 0},
-            {Op::Kind::Compute, workload::Pass::Forward, 1, 0, 1, 0},  {Op::Kind::WaitEvent, workload::Pass::None, 7, 0, 0, 0},
+            {Op::Kind::Compute, workload::Pass::Forward, 1, 0, 1, 0},  {Op::Kind::WaitEvent, workload::Pass::None, 7, 0, 2, 0},
             {Op::Kind::CommAsync, workload::Pass::Forward, 8, 0, 2, 0}, {Op::Kind::CommAsync, workload::Pass::Forward, 9, 0, 2, 0},
-            {Op::Kind::Compute, workload::Pass::Forward, 2, 0, 0, 0},  {Op::Kind::WaitEvent, workload::Pass::None, 9, 0, 0, 0},
+            {Op::Kind::Compute, workload::Pass::Forward, 2, 0, 0, 0},  {Op::Kind::WaitEvent, workload::Pass::None, 9, 0, 2, 0},
             {Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0}};
   w.workers = {wk};
   const auto rec = engine::run_workload(w, s, {false});

@@ -15,21 +15,22 @@ using namespace llmsim;
 using strategy::PipelineTask;
 
 namespace {
+/// The schedule `name` with its default parameters (virtual_stages = v for interleaving).
 std::unique_ptr<strategy::PipelineSchedule> schedule_named(const std::string& name, int v = 2) {
-  const auto s = test::shipped("scenarios/default.json", {"strategies.pipeline_schedule={\"name\": \"" + name + "\"}",
-                                                          "training.global_batch=256"});
-  const auto* entry = strategy::PipelineScheduleRegistry::instance().find(name);
-  nlohmann::json params = nlohmann::json::object();
-  if (name == "interleaved-1f1b") params["virtual_stages"] = v;
-  return entry->factory(params, s);
+  nlohmann::json choice = {{"name", name}};
+  if (name == "interleaved-1f1b") choice["virtual_stages"] = v;
+  const auto s = test::shipped("scenarios/default.json",
+                               {"strategies.pipeline_schedule=" + choice.dump(), "training.global_batch=256"});
+  return strategy::make_pipeline_schedule(s);
 }
 
 /// Runs p stages with forward / whole-backward blocks of tf/tb per chunk (the backward split into tb - tw for B
 /// and tw for W) and 0-byte transfers on a zero-latency cluster; returns the iteration time. Each pass is
 /// `units` equal units; with ar > 0 every unit of F, B and B+W ends with a tp collective of ar seconds (W has
-/// none), blocking when the pass runs alone, on the communication stream in a braided pair.
+/// none), blocking when the pass runs alone, on the communication stream in a braided pair. Copying a
+/// chunk's activations to or from host memory takes `copy` seconds.
 double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, double tb, double tw = 0, double ar = 0,
-                int units = 2) {
+                int units = 2, double copy = 0) {
   const auto s = test::shipped("scenarios/default.json",
                                {"cluster.nodes=" + std::to_string(p), "cluster.nic_latency_us=0", "cluster.topology.switch_latency_us=0",
                                 "hardware.nvlink_latency_us=0", "parallelism.tp=8", "parallelism.pp=1",
@@ -53,7 +54,9 @@ double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, 
   const workload::ChunkPasses passes{chain("F", tf, true), chain("B", tb - tw, true), chain("W", tw, false),
                                      chain("B", tb, true)};
   const std::vector<workload::ChunkPasses> all(p * v, passes);
-  workload::PipelineWiring wiring{p, workload::chunk_owners(sch, p), &all, 0.0, [](int stage) { return stage; }};
+  const int copy_cost = cost("activation copy", copy, workload::TimeCategory::Offload);
+  workload::PipelineWiring wiring{p, workload::chunk_owners(sch, p), &all, 0.0, [](int stage) { return stage; },
+                                  std::vector<int>(p * v, copy_cost)};
   for (int stage = 0; stage < p; ++stage) {
     workload::Worker wk;
     wk.node = stage;
@@ -258,4 +261,45 @@ TEST(PipelineScheduleErrors, InterleavingNeedsLayersDivisibleIntoChunks) {
   const auto e = schedule_error({"strategies.pipeline_schedule.virtual_stages=5"});
   EXPECT_EQ(e.path(), "/model/layers");
   EXPECT_NE(std::string(e.what()).find("multiple of it"), std::string::npos) << e.what();
+}
+
+TEST(ActivationOffload, BackwardWaitsForTheCopyOutAndTheCopyBack) {
+  // F (1 s) on the offloaded chunk, then its B (1 s); a copy takes 3 s each way. F 0-1, copy out 1-4, copy back
+  // 4-7 (it cannot start before the copy out ends), B 7-8: 8 s, 6 s of it waiting for the host link.
+  class ForwardThenBackward final : public strategy::PipelineSchedule {
+   public:
+    int chunks_per_stage() const override { return 1; }
+    int offloaded_chunk() const override { return 0; }
+    std::vector<PipelineTask> stage_order(const strategy::StageContext&) const override {
+      return {{PipelineTask::Pass::Forward, 0, 0}, {PipelineTask::Pass::Backward, 0, 0}};
+    }
+  };
+  EXPECT_NEAR(simulate(ForwardThenBackward(), 1, 1, 1.0, 1.0, 0, 0, 2, 3.0), 8.0, 1e-9);
+}
+
+TEST(ActivationOffload, CopyBackIsPrefetchedDuringThePreviousTask) {
+  // F mb0 0-1 (copy out 1-3), F mb1 1-2 (copy out 3-5), B mb1's copy back is queued while B... order: F0, F1,
+  // B0, B1 on one stage with 2 s copies. Copy back of mb0 is prefetched during F1 but must wait for its copy
+  // out: 3-5; B0 waits until 5, runs 5-6; copy back of mb1 prefetched during B0: after its copy out (5) and the
+  // H2D stream (free at 5): 5-7; B1 7-8.
+  class TwoAndTwo final : public strategy::PipelineSchedule {
+   public:
+    int chunks_per_stage() const override { return 1; }
+    int offloaded_chunk() const override { return 0; }
+    std::vector<PipelineTask> stage_order(const strategy::StageContext&) const override {
+      using P = PipelineTask::Pass;
+      return {{P::Forward, 0, 0}, {P::Forward, 1, 0}, {P::Backward, 0, 0}, {P::Backward, 1, 0}};
+    }
+  };
+  EXPECT_NEAR(simulate(TwoAndTwo(), 1, 2, 1.0, 1.0, 0, 0, 2, 2.0), 8.0, 1e-9);
+}
+
+TEST(ActivationOffload, OnlyTwoSetsOfTheOffloadedChunkStayOnTheDevice) {
+  // STP with p = 4, m = 12: stage s runs s+1 forwards of its second chunk (model chunk 2p-1-s) before that
+  // chunk's first backward (steps 2-4), and from then on braided [F_1 + B_1] pairs keep the count; offloading
+  // the first chunk leaves those s+1 sets plus the two of the first chunk in transit — instead of 3p = 12.
+  const auto stp = schedule_named("stp");
+  EXPECT_EQ(strategy::max_in_flight(stp->stage_order({4, 0, 12})), 12);
+  for (int stage = 0; stage < 4; ++stage)
+    EXPECT_EQ(strategy::max_in_flight(stp->stage_order({4, stage, 12}), 0), stage + 1 + 2) << "stage " << stage;
 }

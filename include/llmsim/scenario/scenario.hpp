@@ -31,6 +31,7 @@ struct Hardware {
   int nics_per_node = 0;
   double nic_bandwidth = 0;                  ///< per NIC, per direction [bytes/s]
   bool nvswitch_reduction = false;           ///< NVLS-capable NVSwitch
+  double host_link_bandwidth = 0;            ///< PCIe to host memory, per direction [bytes/s]
   Calibration calibration;
 };
 

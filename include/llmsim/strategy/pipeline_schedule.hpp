@@ -43,6 +43,9 @@ class PipelineSchedule {
   virtual int model_chunk(int pp, int stage, int chunk) const { return chunk * pp + stage; }
   /// Smallest number of micro-batches per pipeline the schedule can run with `pp` stages.
   virtual int min_micro_batches(int /*pp*/) const { return 1; }
+  /// Local chunk whose activations go to host memory after each forward and come back before its backward
+  /// (activation offload), or -1.
+  virtual int offloaded_chunk() const { return -1; }
   /// Every forward and backward task of `ctx.stage`, in execution order; each (pass, micro-batch, chunk)
   /// appears exactly once.
   virtual std::vector<PipelineTask> stage_order(const StageContext& ctx) const = 0;
@@ -53,7 +56,9 @@ class PipelineSchedule {
 /// leaves out the GEMM inputs and output gradients a deferred W still holds; a braided pair counts once, after
 /// both: one pass frees layer by layer what the other allocates)
 /// — the activation-memory multiplier of the schedule.
-int max_in_flight(const std::vector<PipelineTask>& order);
+/// With `offloaded_chunk` >= 0, at most two sets of that chunk count (the one being copied out after its
+/// forward and the one copied back for the next backward); the others are in host memory.
+int max_in_flight(const std::vector<PipelineTask>& order, int offloaded_chunk = -1);
 
 /// V-shaped placement of two chunks per stage (ZB-V, STP): stage s holds model chunks s and 2p-1-s, so the
 /// forward runs down the stages and back up, and the first and last chunk share stage 0.

@@ -6,6 +6,10 @@
 // braided pair (PipelineTask::braided) receives both inputs, then alternates the segments of the two passes
 // (workload/chunk_passes.hpp), each tp collective queued on the communication stream (CommAsync) and waited
 // for (WaitEvent) only before the next segment of its own pass, then sends both outputs.
+// Activation offload (PipelineSchedule::offloaded_chunk): each forward of that chunk is followed by a copy of
+// its activations to host memory on the device-to-host stream; the copy back runs on the host-to-device
+// stream during the composite task before the backward that needs it (after the copy out has finished), and
+// that backward waits for it — exposed time is filed as "offload".
 #include <functional>
 #include <vector>
 
@@ -21,6 +25,9 @@ struct PipelineWiring {
   const std::vector<ChunkPasses>* passes = nullptr;  ///< per global chunk
   double p2p_bytes = 0;            ///< per GPU per transfer
   std::function<int(int stage)> worker;  ///< worker of a stage in this replica
+  /// Per global chunk: ComputeCost index of copying one micro-batch's activations over the host link
+  /// (category Offload); used for the schedule's offloaded chunk.
+  std::vector<int> offload_cost;
 };
 
 /// Stage -> chunk owner table of `schedule` for pp stages.

@@ -13,7 +13,8 @@
 namespace llmsim::workload {
 
 /// Where time goes, per GPU (summary.json "time_breakdown_s").
-enum class TimeCategory { Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, Optimizer, Idle, Count };
+/// Offload: waiting for activations copied back from host memory (activation offload).
+enum class TimeCategory { Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, Optimizer, Offload, Idle, Count };
 constexpr int kTimeCategories = static_cast<int>(TimeCategory::Count);
 const char* time_category_name(TimeCategory c);
 using TimeBreakdown = std::array<double, kTimeCategories>;
@@ -24,6 +25,8 @@ struct ComputeCost {
   double duration = 0;  ///< [s]
   TimeBreakdown by_category{};  ///< sums to duration
   double flops = 0;     ///< executed FLOPs per GPU (hardware FLOPs)
+  /// The category holding most of the duration (what a trace event or a wait is filed under).
+  TimeCategory main_category() const;
 };
 
 /// A collective over a group of workers, issued on the communication stream (asynchronous).
@@ -37,6 +40,9 @@ struct CollectiveSpec {
   std::vector<double> matrix;  ///< all-to-all-v: bytes per GPU from member i to member j, row-major
 };
 
+/// Streams of a worker beside its compute stream (0): tp collectives, and the two directions of the host link.
+constexpr uint8_t kCommStream = 1, kDeviceToHostStream = 2, kHostToDeviceStream = 3;
+
 /// Backward = the whole backward; BackwardInput (B) and BackwardWeight (W) its two halves (zero-bubble split).
 enum class Pass : uint8_t { None, Forward, Backward, BackwardInput, BackwardWeight };
 
@@ -48,11 +54,13 @@ struct Op {
     CollStart,    ///< ref = CollectiveSpec index; starts asynchronously
     CollWait,     ///< ref = CollectiveSpec index; blocks until it is done
     IterationEnd, ///< marks the end of an iteration on this worker
-    /// ref = ComputeCost index: an in-node collective of that (analytic) duration queued on the worker's
-    /// communication stream — it starts when the stream is free, runs beside the compute stream, and
-    /// completes event `micro_batch` (the field is reused as the event id).
+    /// ref = ComputeCost index: a transfer of that (analytic) duration queued on the worker's stream `stream`
+    /// (an in-node collective on the communication stream, or a host copy) — it starts when that stream is
+    /// free and event `after` (if >= 0) has completed, runs beside the compute stream, and completes event
+    /// `micro_batch` (the field is reused as the event id).
     CommAsync,
-    /// Blocks the compute stream until event `micro_batch` has completed; the wait is exposed communication.
+    /// Blocks the compute stream until event `micro_batch` has completed; the wait is exposed time of the
+    /// main category of cost `ref` (what it waits for).
     WaitEvent
   };
   Kind kind;
@@ -61,6 +69,8 @@ struct Op {
   int32_t chunk = -1;        ///< global model chunk
   int32_t ref = 0;
   double bytes = 0;
+  uint8_t stream = kCommStream;  ///< CommAsync: the stream it queues on
+  int32_t after = -1;            ///< CommAsync: event that must complete before it starts
 };
 
 struct Worker {
