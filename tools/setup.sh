@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages llmsim needs, only those missing (idempotent). Uses sudo when not root.
 set -euo pipefail
-packages=(cmake g++ make pkg-config libsimgrid-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
+packages=(cmake g++ make pkg-config libsimgrid-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libglpk-dev
           googletest libgtest-dev python3 python3-matplotlib python3-scipy)
 missing=()
 for p in "${packages[@]}"; do

@@ -12,6 +12,8 @@
 #include "llmsim/util/error.hpp"
 #include "llmsim/run/training_run.hpp"
 #include "llmsim/scenario/loader.hpp"
+#include "llmsim/moe/routing.hpp"
+#include "llmsim/strategy/expert_placement.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 
 namespace llmsim::cli {
@@ -86,6 +88,11 @@ void list_registry(const std::string& family, std::ostream& out) {
 int list_command(const std::string& what, std::ostream& out) {
   if (what == "strategies") {
     list_registry<strategy::PipelineSchedule>("pipeline_schedule", out);
+    list_registry<strategy::ExpertPlacementStrategy>("expert_placement", out);
+    return 0;
+  }
+  if (what == "routing") {
+    list_registry<moe::RoutingModel>("routing (MoE token-to-expert models)", out);
     return 0;
   }
   const std::string folder = what == "models" ? "models" : what;

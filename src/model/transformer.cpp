@@ -18,6 +18,7 @@ LayerShape LayerShape::from(const scenario::Scenario& sc) {
   x.h = sc.model.hidden;
   x.a = sc.model.heads;
   x.kv = sc.model.kv_heads;
+  x.d = sc.model.head_dim;
   x.f = sc.model.ffn_hidden;
   x.t = sc.parallelism.tp;
   x.vocab = sc.model.vocab;
@@ -40,7 +41,7 @@ namespace {
 struct LayerDims {
   double T, d, e, heads, kv_heads, sp, ffn_in;
   explicit LayerDims(const LayerShape& x)
-      : T(x.b * x.s), d(x.h / x.a), e(x.bytes_per_element), heads(x.a / x.t), kv_heads(x.kv >= x.t ? x.kv / x.t : 1),
+      : T(x.b * x.s), d(x.d), e(x.bytes_per_element), heads(x.a / x.t), kv_heads(x.kv >= x.t ? x.kv / x.t : 1),
         sp(x.sequence_parallel ? x.t : 1),  // norms and dropouts run on T/t tokens with SP
         ffn_in(x.swiglu ? 2 * x.f / x.t : x.f / x.t) {}
 };
@@ -139,14 +140,27 @@ double megatron_eq3_flops(double B, double s, double l, double h, double V) {
   return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
 }
 
-double layer_params(const scenario::Model& m) {
-  const double h = m.hidden, d = static_cast<double>(m.hidden) / m.heads, f = m.ffn_hidden;
-  const double qkv = h * (m.heads + 2.0 * m.kv_heads) * d;
-  const double ffn = (m.activation == "swiglu" ? 3 : 2) * h * f;
-  const bool biases = m.norm == "layernorm";  // GPT-style layers carry biases, Llama-style layers do not
-  const double bias = biases ? (m.heads + 2.0 * m.kv_heads) * d + h + f + h : 0;
-  const double norms = (biases ? 2 : 1) * 2 * h;
-  return qkv + h * h + ffn + bias + norms;
+namespace {
+bool has_biases(const scenario::Model& m) { return m.norm == "layernorm"; }  // GPT-style layers carry biases
+}  // namespace
+
+double attention_params(const scenario::Model& m) {
+  const double h = m.hidden, d = m.head_dim, q = m.heads * d, kv = 2.0 * m.kv_heads * d;
+  return h * (q + kv) + q * h + (has_biases(m) ? q + kv + h : 0);
+}
+
+double ffn_params(const scenario::Model& m, double inner) {
+  return (m.activation == "swiglu" ? 3 : 2) * m.hidden * inner + (has_biases(m) ? inner + m.hidden : 0);
+}
+
+double norm_params(const scenario::Model& m) { return (has_biases(m) ? 2 : 1) * 2.0 * m.hidden; }
+
+double layer_params(const scenario::Model& m) { return attention_params(m) + ffn_params(m, m.ffn_hidden) + norm_params(m); }
+
+double moe_layer_params(const scenario::Model& m, double routed_experts) {
+  const auto& moe = m.moe;
+  return attention_params(m) + norm_params(m) + double(m.hidden) * moe.experts +
+         (moe.shared_experts + routed_experts) * ffn_params(m, moe.expert_ffn_hidden);
 }
 
 double embedding_params(const scenario::Model& m) {

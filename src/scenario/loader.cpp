@@ -12,6 +12,8 @@
 #include "llmsim/platform/topology.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/scenario/typed.hpp"
+#include "llmsim/moe/routing.hpp"
+#include "llmsim/strategy/expert_placement.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/util/error.hpp"
 
@@ -177,7 +179,14 @@ FieldList scenario_fields(json& raw) {
       if (!raw.contains("strategies")) raw["strategies"] = json::object();
       if (!raw["strategies"].is_object()) throw ScenarioError("/strategies", "expected an object");
       f.children = {family_field<strategy::PipelineSchedule>(raw["strategies"], "pipeline_schedule",
-                                                             "/strategies/pipeline_schedule", "1f1b", "pipeline schedule")};
+                                                             "/strategies/pipeline_schedule", "1f1b", "pipeline schedule"),
+                    family_field<strategy::ExpertPlacementStrategy>(raw["strategies"], "expert_placement",
+                                                                    "/strategies/expert_placement", "contiguous",
+                                                                    "MoE expert placement over the ep ranks")};
+    }
+    if (f.key == "routing") {
+      if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
+      f = family_field<moe::RoutingModel>(raw, "routing", "/routing", "uniform", "MoE token-to-expert routing model");
     }
   }
   return fields;
@@ -196,6 +205,8 @@ Scenario resolve(json raw, const std::string& source_dir) {
   check_cross_fields(s);
   s.resolved = raw;
   strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
+  strategy::make_expert_placement(s);
+  moe::make_routing(s);
   platform::make_topology(s);           // the topology's own cross-field rules
   return s;
 }

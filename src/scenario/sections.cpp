@@ -40,6 +40,7 @@ FieldList top_level_fields() {
       section("parallelism", "tp, pp, dp, cp"),
       Field::object("training", {}, "batch, sequence and optimizer settings"),
       section("strategies", "pluggable strategy modules chosen by name"),
+      section("routing", "MoE token-to-expert routing model (llmsim list routing)"),
       section("network", "SimGrid network model"),
       section("output", "what is written besides summary.json"),
   };
@@ -84,6 +85,25 @@ FieldList cluster_fields() {
   };
 }
 
+namespace {
+FieldList moe_fields() {
+  return {
+      Field::integer("experts", "routed experts per MoE layer; 0 = a dense model").at_least(0).at_most(65536).with_default(0),
+      Field::integer("top_k", "routed experts per token").at_least(1).with_default(1),
+      Field::integer("shared_experts", "experts every token goes through (DeepSeek-MoE)").at_least(0).with_default(0),
+      Field::integer("expert_ffn_hidden", "inner size of one expert's FFN; auto = ffn_hidden").at_least(1).or_auto()
+          .with_default("auto"),
+      Field::integer("first_dense_layers", "leading layers with a dense FFN (DeepSeek's first_k_dense_replace)")
+          .at_least(0).with_default(0),
+      Field::integer("layer_interval", "after those, every n-th layer is MoE (1 = all)").at_least(1).with_default(1),
+      Field::number("capacity_factor", "fraction",
+                    "0 = dropless; else an expert takes at most capacity_factor * tokens * top_k / experts tokens of a "
+                    "micro-batch and drops the rest (GShard)")
+          .at_least(0).with_default(0),
+  };
+}
+}  // namespace
+
 FieldList model_fields() {
   return {
       Field::string("name", "model name"),
@@ -93,6 +113,8 @@ FieldList model_fields() {
       Field::integer("hidden", "hidden size h").at_least(1).at_most(1048576),
       Field::integer("heads", "attention heads a").at_least(1).at_most(65536),
       Field::integer("kv_heads", "key/value heads (grouped-query attention); auto = heads").at_least(1).or_auto().with_default("auto"),
+      Field::integer("head_dim", "dimension of one attention head; auto = hidden/heads (Qwen3 uses 128 at any hidden)")
+          .at_least(1).at_most(65536).or_auto().with_default("auto"),
       Field::integer("ffn_hidden", "feed-forward inner size; auto = 4*hidden").at_least(1).or_auto().with_default("auto"),
       Field::integer("vocab", "vocabulary size V").at_least(1).at_most(100000000),
       Field::integer("max_seq_len", "longest trained sequence").at_least(1).at_most(100000000),
@@ -101,6 +123,7 @@ FieldList model_fields() {
       Field::choice("position", {"learned", "rope"}, "position encoding").with_default("learned"),
       Field::boolean("tied_embeddings", "input embedding shared with the output layer").with_default(true),
       Field::number("params_B", "billions", "published parameter count (informative)").at_least(0).with_default(0),
+      Field::object("moe", moe_fields(), "Mixture-of-Experts FFN layers (absent: dense)").with_default(nlohmann::json::object()),
   };
 }
 
@@ -112,6 +135,8 @@ FieldList parallelism_fields() {
       Field::integer("last_stage_layers", "layers on the last pipeline stage (uneven balancing: the output layer "
                                           "makes it heavier); auto = layers/pp; the others split the rest evenly")
           .at_least(1).or_auto().with_default("auto"),
+      Field::integer("ep", "expert-parallel size: the experts of a MoE layer are split over ep data-parallel replicas")
+          .at_least(1).with_default(1),
       Field::integer("cp", "context-parallel size (not modelled yet: only 1)").at_least(1).at_most(1).with_default(1),
       Field::choice("tp_variant", {"megatron", "fal", "fal+"},
                     "tensor-parallel block: megatron (2 all-reduces per layer and pass); fal (First Attentions Last: "

@@ -16,6 +16,15 @@ void derive(json& section, const char* key, const json& value) {
 }
 
 std::string str(long long v) { return std::to_string(v); }
+
+/// {"name": n, <params>} -> the name and the parameters.
+StrategyChoice choice_of(json v) {
+  StrategyChoice c;
+  c.name = v["name"];
+  v.erase("name");
+  c.params = v;
+  return c;
+}
 }  // namespace
 
 void fill_derived_defaults(json& raw) {
@@ -26,7 +35,9 @@ void fill_derived_defaults(json& raw) {
   derive(cl, "nic_Gbps", hw["nic_Gbps"]);
   json& m = raw["model"];
   derive(m, "kv_heads", m["heads"]);
+  derive(m, "head_dim", m["hidden"].get<long long>() / m["heads"].get<long long>());
   derive(m, "ffn_hidden", 4 * m["hidden"].get<long long>());
+  derive(m["moe"], "expert_ffn_hidden", m["ffn_hidden"]);
   derive(raw["training"], "seq_len", m["max_seq_len"]);
   json& pl = raw["parallelism"];
   derive(pl, "last_stage_layers", m["layers"].get<long long>() / std::max(1LL, pl["pp"].get<long long>()));
@@ -72,10 +83,7 @@ Scenario to_typed(const json& raw) {
 
   const json& cl = raw["cluster"];
   Cluster& c = s.cluster;
-  json topo = cl["topology"];
-  c.topology.name = topo["name"];
-  topo.erase("name");
-  c.topology.params = topo;
+  c.topology = choice_of(cl["topology"]);
   c.intra_node = cl["intra_node"];
   c.nodes = cl["nodes"];
   c.gpus_per_node = cl["gpus_per_node"];
@@ -90,6 +98,7 @@ Scenario to_typed(const json& raw) {
   md.hidden = m["hidden"];
   md.heads = m["heads"];
   md.kv_heads = m["kv_heads"];
+  md.head_dim = m["head_dim"];
   md.ffn_hidden = m["ffn_hidden"];
   md.vocab = m["vocab"];
   md.max_seq_len = m["max_seq_len"];
@@ -98,10 +107,13 @@ Scenario to_typed(const json& raw) {
   md.position = m["position"];
   md.tied_embeddings = m["tied_embeddings"];
   md.params_b = m["params_B"];
+  const json& moe = m["moe"];
+  md.moe = {moe["experts"], moe["top_k"], moe["shared_experts"], moe["expert_ffn_hidden"], moe["first_dense_layers"],
+            moe["layer_interval"], moe["capacity_factor"]};
 
   const json& p = raw["parallelism"];
-  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["sequence_parallel"], p["tp_variant"], p["last_stage_layers"],
-                   p["tp_comm_overlap"]};
+  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["sequence_parallel"], p["tp_variant"],
+                   p["last_stage_layers"], p["tp_comm_overlap"]};
 
   const json& t = raw["training"];
   Training& tr = s.training;
@@ -116,10 +128,9 @@ Scenario to_typed(const json& raw) {
   tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
   tr.scatter_gather_p2p = t["scatter_gather_p2p"];
 
-  json ps = raw["strategies"]["pipeline_schedule"];
-  s.strategies.pipeline_schedule.name = ps["name"];
-  ps.erase("name");
-  s.strategies.pipeline_schedule.params = ps;
+  s.strategies.pipeline_schedule = choice_of(raw["strategies"]["pipeline_schedule"]);
+  s.strategies.expert_placement = choice_of(raw["strategies"]["expert_placement"]);
+  s.routing = choice_of(raw["routing"]);
 
   s.network.model = raw["network"]["model"];
   s.network.collective_algorithm = raw["network"]["collective_algorithm"];
@@ -170,6 +181,23 @@ void check_cross_fields(const Scenario& s) {
   if (t.seq_len > m.max_seq_len)
     throw ScenarioError("/training/seq_len", "sequence length " + str(t.seq_len) + " exceeds the model's max_seq_len " +
                                                  str(m.max_seq_len));
+  const auto& moe = m.moe;
+  if (moe.enabled()) {
+    if (moe.top_k > moe.experts)
+      throw ScenarioError("/model/moe/top_k", "top_k " + str(moe.top_k) + " exceeds the " + str(moe.experts) +
+                                                  " experts (a token picks distinct experts)");
+    if (moe.experts % p.ep != 0)
+      throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " does not divide the " + str(moe.experts) +
+                                                 " experts (each ep rank holds experts/ep of them)");
+    if (moe.first_dense_layers >= m.layers)
+      throw ScenarioError("/model/moe/first_dense_layers", str(moe.first_dense_layers) + " dense layers leave no MoE layer in " +
+                                                               str(m.layers));
+  } else if (p.ep > 1) {
+    throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " needs a MoE model (model.moe.experts > 0)");
+  }
+  if (p.dp % p.ep != 0)
+    throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " must divide dp " + str(p.dp) +
+                                               " (expert-parallel groups are made of data-parallel replicas)");
   if (p.tp_comm_overlap == "pipelined" && !p.sequence_parallel)
     throw ScenarioError("/parallelism/tp_comm_overlap",
                         "\"pipelined\" overlaps the all-gathers and reduce-scatters of sequence parallelism: set "

@@ -74,16 +74,24 @@ class Builder {
     seg.compute = add(tp_cost(name, gather_));
     return seg;
   }
-  /// One block equal to the chain run alone: its collectives block except the part hidden behind its wgrad.
-  int fuse(const std::string& name, const PassChain& chain) {
+  /// The chain run alone: blocks whose tp collectives block (except the part hidden behind their wgrad), each
+  /// ended by a network exchange or by the chain's end.
+  std::vector<Piece> fuse(const std::string& name, const PassChain& chain) {
+    std::vector<Piece> pieces;
     ComputeCost c{name, 0, {}, 0};
     for (const auto& seg : chain.segments) {
       for (int i = 0; i < kTimeCategories; ++i) c.by_category[i] += costs_[seg.compute].by_category[i];
       c.flops += costs_[seg.compute].flops;
       if (seg.collective >= 0)
         c.by_category[static_cast<int>(TimeCategory::TpComm)] += costs_[seg.collective].duration - seg.hidden;
+      if (seg.exchange >= 0) {
+        pieces.push_back({add(c), seg.exchange});
+        c = ComputeCost{name, 0, {}, 0};
+      }
     }
-    return add(c);
+    const bool rest = c.flops > 0 || std::any_of(c.by_category.begin(), c.by_category.end(), [](double x) { return x > 0; });
+    if (pieces.empty() || rest) pieces.push_back({add(c), -1});
+    return pieces;
   }
 
  private:

@@ -40,28 +40,48 @@ Resolved resolve(const strategy::PipelineTask& task, int stage, const strategy::
   return r;
 }
 
-/// Alternates the segments of two passes; a pass waits for its own last collective before its next segment.
-void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair) {
+/// Alternates the segments of two passes; a pass waits for its own last collective or exchange before its next
+/// segment.
+void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, const PipelineWiring& wiring) {
   std::array<size_t, 2> next{0, 0};
-  std::array<int, 2> pending{-1, -1}, pending_cost{0, 0};
+  std::array<Op, 2> pending{};  // the wait each pass owes before its next segment (kind Compute = none)
+  for (auto& p : pending) p.kind = Op::Kind::Compute;
   auto remaining = [&](int x) { return next[x] < pair[x].chain->segments.size(); };
   auto wait = [&](int x) {
-    if (pending[x] >= 0) ops.push_back({Op::Kind::WaitEvent, Pass::None, pending[x], pair[x].chunk, pending_cost[x], 0});
-    pending[x] = -1;
+    if (pending[x].kind != Op::Kind::Compute) ops.push_back(pending[x]);
+    pending[x].kind = Op::Kind::Compute;
   };
   for (int turn = 0; remaining(0) || remaining(1); turn = 1 - turn) {
     const int x = remaining(turn) ? turn : 1 - turn;
-    const Segment& seg = pair[x].chain->segments[next[x]++];
+    const Resolved& r = pair[x];
+    const Segment& seg = r.chain->segments[next[x]++];
     wait(x);
-    ops.push_back({Op::Kind::Compute, pair[x].pass, pair[x].micro_batch, pair[x].chunk, seg.compute, 0});
+    ops.push_back({Op::Kind::Compute, r.pass, r.micro_batch, r.chunk, seg.compute, 0});
     if (seg.collective >= 0) {
-      pending[x] = static_cast<int>(ops.size());  // unique event id on this worker
-      pending_cost[x] = seg.collective;
-      ops.push_back({Op::Kind::CommAsync, pair[x].pass, pending[x], pair[x].chunk, seg.collective, 0});
+      const int event = static_cast<int>(ops.size());  // unique event id on this worker
+      ops.push_back({Op::Kind::CommAsync, r.pass, event, r.chunk, seg.collective, 0});
+      pending[x] = {Op::Kind::WaitEvent, Pass::None, event, r.chunk, seg.collective, 0};
+    }
+    if (seg.exchange >= 0) {  // the exchange carries the collective's result: wait for it first
+      wait(x);
+      const int spec = wiring.exchange_spec(seg.exchange);
+      ops.push_back({Op::Kind::CollStart, r.pass, r.micro_batch, r.chunk, spec, 0});
+      pending[x] = {Op::Kind::CollWait, r.pass, r.micro_batch, r.chunk, spec, 0};
     }
   }
   wait(0);
   wait(1);
+}
+
+/// A pass alone: its fused blocks, each followed by its exchange.
+void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring& wiring) {
+  for (const auto& piece : r.chain->fused) {
+    ops.push_back({Op::Kind::Compute, r.pass, r.micro_batch, r.chunk, piece.compute, 0});
+    if (piece.exchange < 0) continue;
+    const int spec = wiring.exchange_spec(piece.exchange);
+    ops.push_back({Op::Kind::CollStart, r.pass, r.micro_batch, r.chunk, spec, 0});
+    ops.push_back({Op::Kind::CollWait, r.pass, r.micro_batch, r.chunk, spec, 0});
+  }
 }
 
 }  // namespace
@@ -121,9 +141,9 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
       if (before_compute) before_compute(task.chunk);
     }
     if (n == 1)
-      ops.push_back({Op::Kind::Compute, tasks[0].pass, tasks[0].micro_batch, tasks[0].chunk, tasks[0].chain->fused, 0});
+      append_alone(ops, tasks[0], wiring);
     else
-      append_braided(ops, tasks);
+      append_braided(ops, tasks, wiring);
     for (size_t k = 0; k < n; ++k) {
       const Resolved& r = tasks[k];
       const auto& task = order[i + k];

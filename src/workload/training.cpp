@@ -66,9 +66,14 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   // collectives), weight-gradient backward (W) and the whole backward (B + W) for schedules that do not split it.
   const std::vector<ChunkPasses> passes = build_chunk_passes(s, cm, layers_of, w.costs);
   double fwd_flops_job = 0, hw_flops_job = 0;
+  auto flops_of = [&](const PassChain& chain) {
+    double f = 0;
+    for (const auto& piece : chain.fused) f += w.costs[piece.compute].flops;
+    return f;
+  };
   for (const auto& c : passes) {
-    fwd_flops_job += w.costs[c.forward.fused].flops;
-    hw_flops_job += w.costs[c.forward.fused].flops + w.costs[c.backward.fused].flops;
+    fwd_flops_job += flops_of(c.forward);
+    hw_flops_job += flops_of(c.forward) + flops_of(c.backward);
   }
   // Copying one micro-batch's activations of a chunk over the host link (activation offload).
   std::vector<int> offload_cost(chunks);

@@ -27,7 +27,7 @@ struct Kernel {
 
 /// Shape of the work one tensor-parallel rank does for one micro-batch.
 struct LayerShape {
-  double b = 1, s = 1, h = 1, a = 1, kv = 1, f = 1, t = 1, vocab = 1;
+  double b = 1, s = 1, h = 1, a = 1, kv = 1, f = 1, t = 1, vocab = 1, d = 1;  ///< d: head dimension
   bool swiglu = false;
   bool sequence_parallel = false;
   double bytes_per_element = 2;
@@ -72,6 +72,15 @@ double megatron_eq3_flops(double B, double s, double l, double h, double V);
 
 /// Parameters of one transformer layer (weights and biases of QKV, projection, FFN and the two norms).
 double layer_params(const scenario::Model& m);
+/// QKV and output projection (with biases for LayerNorm models) of one layer.
+double attention_params(const scenario::Model& m);
+/// One FFN of inner size `inner`: 2 GEMMs (GeLU) or 3 (SwiGLU), with biases for LayerNorm models.
+double ffn_params(const scenario::Model& m, double inner);
+/// The two norms of one layer.
+double norm_params(const scenario::Model& m);
+/// One MoE layer holding `routed_experts` of its routed experts (all: model.moe.experts): attention, norms,
+/// the router (hidden x experts), the shared experts and those routed experts.
+double moe_layer_params(const scenario::Model& m, double routed_experts);
 /// Parameters of the input embedding (V*h) plus learned positions (max_seq_len*h) if any.
 double embedding_params(const scenario::Model& m);
 

@@ -53,19 +53,38 @@ struct Cluster {
   long long total_gpus() const { return static_cast<long long>(nodes) * gpus_per_node; }
 };
 
+/// Mixture-of-Experts FFN layers (Shazeer et al. 2017; GShard; DeepSeek-MoE). experts == 0: dense model.
+struct Moe {
+  int experts = 0;            ///< routed experts per MoE layer
+  int top_k = 1;              ///< routed experts per token
+  int shared_experts = 0;     ///< experts every token visits
+  int expert_ffn_hidden = 0;  ///< inner size of one expert's FFN
+  int first_dense_layers = 0; ///< leading layers with a dense FFN
+  int layer_interval = 1;     ///< after those, every n-th layer is MoE
+  double capacity_factor = 0; ///< 0 = dropless
+  bool enabled() const { return experts > 0; }
+  /// Whether transformer layer `layer` (0-based, whole model) has a MoE FFN.
+  bool is_moe_layer(int layer) const {
+    return enabled() && layer >= first_dense_layers && (layer - first_dense_layers) % layer_interval == 0;
+  }
+};
+
 struct Model {
   std::string name;
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0, vocab = 0, max_seq_len = 0;
+  int head_dim = 0;        ///< attention head dimension d (hidden/heads unless the model says otherwise)
   std::string activation;  ///< "gelu" (2 FFN GEMMs) or "swiglu" (3 FFN GEMMs)
   std::string norm;        ///< "layernorm" or "rmsnorm"
   std::string position;    ///< "learned" or "rope"
   bool tied_embeddings = true;
   double params_b = 0;     ///< published size [billions], informative only
-  int head_dim() const { return hidden / heads; }
+  Moe moe;
+
 };
 
 struct Parallelism {
   int tp = 1, pp = 1, dp = 1, cp = 1;
+  int ep = 1;  ///< expert parallelism: experts split over ep data-parallel replicas (ep divides dp)
   bool sequence_parallel = false;
   std::string tp_variant = "megatron";  ///< megatron | fal | fal+ (collective counts in workload/training.hpp)
   int last_stage_layers = 0;            ///< layers of the last stage ("auto" resolves to layers / pp)
@@ -88,6 +107,7 @@ struct Training {
 
 struct Strategies {
   StrategyChoice pipeline_schedule;
+  StrategyChoice expert_placement;  ///< MoE: which expert-parallel rank hosts which experts
 };
 
 struct Network {
@@ -111,6 +131,7 @@ struct Scenario {
   Parallelism parallelism;
   Training training;
   Strategies strategies;
+  StrategyChoice routing;  ///< MoE token-to-expert routing model (moe/routing.hpp)
   Network network;
   Output output;
   unsigned long long seed = 0;

@@ -40,12 +40,25 @@ struct Segment {
   int compute = -1;     ///< ComputeCost index: the kernels (and any blocking in-node transfer)
   int collective = -1;  ///< ComputeCost index of the tp collective after it (TpComm), -1 when none
   double hidden = 0;    ///< [s] of that collective hidden behind the segment's own wgrad when the pass runs alone
+  /// MoE all-to-all after the segment (and after its tp collective): a key (moe_exchange_key) the workload maps
+  /// to a network collective of the expert-parallel group; -1 when none.
+  int exchange = -1;
+};
+
+/// A block of the chain run alone, then the network exchange that ends it (-1: none, the chain's end).
+struct Piece {
+  int compute = -1;
+  int exchange = -1;
 };
 
 struct PassChain {
   std::vector<Segment> segments;  ///< in execution order
-  int fused = -1;                 ///< ComputeCost index of the whole chain as one block
+  std::vector<Piece> fused;       ///< the chain run alone: one block per stretch between network exchanges
 };
+
+/// The four all-to-alls of MoE layer number `moe_layer` (0-based among the model's MoE layers).
+enum class Exchange { Dispatch = 0, Combine = 1, CombineGrad = 2, DispatchGrad = 3 };
+inline int moe_exchange_key(int moe_layer, Exchange e) { return moe_layer * 4 + static_cast<int>(e); }
 
 struct ChunkPasses {
   PassChain forward, input, weight, backward;  ///< F, B, W and B+W of one micro-batch

@@ -10,6 +10,8 @@
 // its activations to host memory on the device-to-host stream; the copy back runs on the host-to-device
 // stream during the composite task before the backward that needs it (after the copy out has finished), and
 // that backward waits for it — exposed time is filed as "offload".
+// A MoE exchange (all-to-all of the expert-parallel group) after a segment is a CollStart; the pass's next
+// segment waits for it (CollWait) — in a braided pair the other pass computes meanwhile.
 #include <functional>
 #include <vector>
 
@@ -28,6 +30,8 @@ struct PipelineWiring {
   /// Per global chunk: ComputeCost index of copying one micro-batch's activations over the host link
   /// (category Offload); used for the schedule's offloaded chunk.
   std::vector<int> offload_cost;
+  /// MoE: CollectiveSpec index of an exchange key (chunk_passes.hpp) for this replica's expert-parallel group.
+  std::function<int(int exchange)> exchange_spec;
 };
 
 /// Stage -> chunk owner table of `schedule` for pp stages.

@@ -1,0 +1,46 @@
+#include "llmsim/moe/routing.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::moe {
+
+std::unique_ptr<RoutingModel> make_routing(const scenario::Scenario& s) {
+  const auto* entry = RoutingRegistry::instance().find(s.routing.name);
+  if (!entry) throw ScenarioError("/routing/name", "unknown routing model \"" + s.routing.name + "\"");
+  return entry->factory(s.routing.params, s);
+}
+
+std::mt19937_64 routing_rng(unsigned long long seed, int layer, int source, int purpose) {
+  std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(layer),
+                    static_cast<uint32_t>(source), static_cast<uint32_t>(purpose)};
+  return std::mt19937_64(seq);
+}
+
+std::vector<int> layer_permutation(unsigned long long seed, int layer, int n) {
+  std::vector<int> p(n);
+  std::iota(p.begin(), p.end(), 0);
+  auto rng = routing_rng(seed, layer, -1, 1);
+  for (int i = n - 1; i > 0; --i) std::swap(p[i], p[std::uniform_int_distribution<int>(0, i)(rng)]);
+  return p;
+}
+
+std::vector<double> cumulative_of(const std::vector<double>& weights) {
+  std::vector<double> c(weights.size());
+  std::partial_sum(weights.begin(), weights.end(), c.begin());
+  return c;
+}
+
+void draw_distinct(const std::vector<double>& cumulative, int k, std::mt19937_64& rng, std::vector<int>& out) {
+  std::uniform_real_distribution<double> u(0.0, cumulative.back());
+  const size_t first = out.size();
+  while (static_cast<int>(out.size() - first) < k) {
+    const int e = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), u(rng)) - cumulative.begin());
+    if (e >= static_cast<int>(cumulative.size())) continue;
+    if (std::find(out.begin() + first, out.end(), e) == out.end()) out.push_back(e);
+  }
+}
+
+}  // namespace llmsim::moe

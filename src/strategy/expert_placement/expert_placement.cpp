@@ -1,0 +1,47 @@
+#include "llmsim/strategy/expert_placement.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::strategy {
+
+std::vector<int> ExpertPlacement::experts_on(int device) const {
+  std::vector<int> out;
+  for (int e = 0; e < static_cast<int>(hosts.size()); ++e)
+    if (std::find(hosts[e].begin(), hosts[e].end(), device) != hosts[e].end()) out.push_back(e);
+  return out;
+}
+
+int ExpertPlacement::max_slots() const {
+  int most = 0;
+  for (int d = 0; d < devices; ++d) most = std::max(most, static_cast<int>(experts_on(d).size()));
+  return most;
+}
+
+std::unique_ptr<ExpertPlacementStrategy> make_expert_placement(const scenario::Scenario& s) {
+  const auto& choice = s.strategies.expert_placement;
+  const auto* entry = ExpertPlacementRegistry::instance().find(choice.name);
+  if (!entry) throw ScenarioError("/strategies/expert_placement/name", "unknown expert placement \"" + choice.name + "\"");
+  return entry->factory(choice.params, s);
+}
+
+std::vector<int> greedy_balance(const std::vector<double>& load, int devices, int capacity) {
+  std::vector<int> order(load.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return load[a] > load[b]; });
+  std::vector<double> device_load(devices, 0);
+  std::vector<int> used(devices, 0), device(load.size(), -1);
+  for (int item : order) {
+    int best = -1;
+    for (int d = 0; d < devices; ++d)
+      if (used[d] < capacity && (best < 0 || device_load[d] < device_load[best])) best = d;
+    device[item] = best;
+    device_load[best] += load[item];
+    ++used[best];
+  }
+  return device;
+}
+
+}  // namespace llmsim::strategy

@@ -1,0 +1,159 @@
+// Mozart expert placement (docs/moe.md): (1) cluster co-activated experts into clusters of `cluster_size`
+// — seeds chosen farthest-point style (the most frequent expert first, then each time the expert least
+// co-activated with the seeds so far), then clusters grow in turn by the unassigned expert most co-activated
+// with their members (co-activation normalised as C_ij / sqrt(f_i f_j)); (2) assign the clusters to devices,
+// the same number per device, minimising the load of the most loaded device — an integer program
+//   min L  s.t.  sum_d x_cd = 1 (each cluster),  sum_c x_cd = K/D (each device),  sum_c f_c x_cd <= L,  x binary
+// solved with GLPK (branch and cut, relative gap 1e-3, started from the greedy LPT assignment's bound).
+// A token whose experts share a cluster needs one copy for all of them.
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "llmsim/strategy/expert_placement.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::strategy {
+namespace {
+
+std::vector<std::vector<int>> cluster_experts(const ExpertStats& st, int size) {
+  const int E = st.experts, K = E / size;
+  auto sim = [&](int i, int j) {
+    const double d = std::sqrt(st.frequency[i] * st.frequency[j]);
+    return d > 0 ? st.coactivation[static_cast<size_t>(i) * E + j] / d : 0.0;
+  };
+  std::vector<int> cluster_of(E, -1);
+  std::vector<std::vector<int>> clusters;
+  // Farthest-point seeds.
+  for (int c = 0; c < K; ++c) {
+    int best = -1;
+    double best_score = 0;
+    for (int e = 0; e < E; ++e) {
+      if (cluster_of[e] >= 0) continue;
+      double closest = 0;  // highest similarity to a seed
+      for (const auto& cl : clusters) closest = std::max(closest, sim(e, cl[0]));
+      const double score = clusters.empty() ? -st.frequency[e] : closest - 1e-12 * st.frequency[e];
+      if (best < 0 || score < best_score) best = e, best_score = score;
+    }
+    cluster_of[best] = c;
+    clusters.push_back({best});
+  }
+  // Growth in turns.
+  for (int round = 1; round < size; ++round)
+    for (int c = 0; c < K; ++c) {
+      int best = -1;
+      double best_affinity = -1;
+      for (int e = 0; e < E; ++e) {
+        if (cluster_of[e] >= 0) continue;
+        double a = 0;
+        for (int m : clusters[c]) a += sim(e, m);
+        if (a > best_affinity) best = e, best_affinity = a;
+      }
+      cluster_of[best] = c;
+      clusters[c].push_back(best);
+    }
+  return clusters;
+}
+
+/// Device of each cluster minimising the maximum device load with `per_device` clusters per device.
+std::vector<int> assign_clusters(const std::vector<double>& load, int devices) {
+  const int K = static_cast<int>(load.size()), per_device = K / devices;
+  const auto greedy = greedy_balance(load, devices, per_device);
+  if (per_device == 1) return greedy;  // one cluster per device: every assignment has the same loads
+  glp_prob* lp = glp_create_prob();
+  glp_set_obj_dir(lp, GLP_MIN);
+  const int x0 = 1, L = K * devices + 1;  // column of x_cd = x0 + c*devices + d; L last
+  glp_add_cols(lp, L);
+  for (int c = 0; c < K; ++c)
+    for (int d = 0; d < devices; ++d) glp_set_col_kind(lp, x0 + c * devices + d, GLP_BV);
+  glp_set_col_bnds(lp, L, GLP_LO, 0, 0);
+  glp_set_obj_coef(lp, L, 1);
+  std::vector<int> ia{0}, ja{0};
+  std::vector<double> ar{0};
+  auto entry = [&](int row, int col, double v) { ia.push_back(row), ja.push_back(col), ar.push_back(v); };
+  int row = glp_add_rows(lp, K + 2 * devices);
+  for (int c = 0; c < K; ++c, ++row) {
+    glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
+    for (int d = 0; d < devices; ++d) entry(row, x0 + c * devices + d, 1);
+  }
+  for (int d = 0; d < devices; ++d, ++row) {
+    glp_set_row_bnds(lp, row, GLP_FX, per_device, per_device);
+    for (int c = 0; c < K; ++c) entry(row, x0 + c * devices + d, 1);
+  }
+  for (int d = 0; d < devices; ++d, ++row) {
+    glp_set_row_bnds(lp, row, GLP_UP, 0, 0);
+    for (int c = 0; c < K; ++c) entry(row, x0 + c * devices + d, load[c]);
+    entry(row, L, -1);
+  }
+  glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  glp_iocp parm;
+  glp_init_iocp(&parm);
+  parm.presolve = GLP_ON;
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.mip_gap = 1e-3;
+  parm.tm_lim = 20000;  // [ms] safety net; the greedy assignment is kept if nothing better is found
+  const int rc = glp_intopt(lp, &parm);
+  std::vector<int> device = greedy;
+  const int status = glp_mip_status(lp);
+  if (rc == 0 || status == GLP_FEAS || status == GLP_OPT) {
+    double greedy_max = 0;
+    std::vector<double> dl(devices, 0);
+    for (int c = 0; c < K; ++c) dl[greedy[c]] += load[c];
+    for (double x : dl) greedy_max = std::max(greedy_max, x);
+    if ((status == GLP_OPT || status == GLP_FEAS) && glp_mip_obj_val(lp) < greedy_max)
+      for (int c = 0; c < K; ++c)
+        for (int d = 0; d < devices; ++d)
+          if (glp_mip_col_val(lp, x0 + c * devices + d) > 0.5) device[c] = d;
+  }
+  glp_delete_prob(lp);
+  return device;
+}
+
+class Mozart final : public ExpertPlacementStrategy {
+ public:
+  explicit Mozart(int cluster_size) : cluster_size_(cluster_size) {}
+  ExpertPlacement place(const ExpertStats& st, int devices) const override {
+    const int per_device = st.experts / devices;
+    const int size = cluster_size_ > 0 ? cluster_size_ : std::max(1, per_device / 2);
+    const auto clusters = cluster_experts(st, size);
+    std::vector<double> load(clusters.size(), 0);
+    for (size_t c = 0; c < clusters.size(); ++c)
+      for (int e : clusters[c]) load[c] += st.frequency[e];
+    const auto device = assign_clusters(load, devices);
+    ExpertPlacement p;
+    p.devices = devices;
+    p.hosts.resize(st.experts);
+    for (size_t c = 0; c < clusters.size(); ++c)
+      for (int e : clusters[c]) p.hosts[e] = {device[c]};
+    return p;
+  }
+
+ private:
+  int cluster_size_;
+};
+
+const scenario::FieldList kParams = {
+    scenario::Field::integer("cluster_size", "experts per co-activation cluster; it must divide experts/devices; "
+                                             "auto = half of experts/devices")
+        .at_least(1).or_auto().with_default("auto")};
+
+LLMSIM_REGISTER(ExpertPlacementStrategy, "mozart",
+                "co-activation clusters (farthest-point seeds) assigned to devices by an integer program minimising "
+                "the most loaded device (GLPK)",
+                kParams, [](const nlohmann::json& p, const scenario::Scenario& s) {
+                  int size = 0;
+                  if (!p.at("cluster_size").is_string()) {
+                    size = p.at("cluster_size").get<int>();
+                    const int per_device = s.model.moe.experts / std::max(1, s.parallelism.ep);
+                    if (per_device % size != 0)
+                      throw ScenarioError("/strategies/expert_placement/cluster_size",
+                                          std::to_string(size) + " does not divide the " + std::to_string(per_device) +
+                                              " experts per device (model.moe.experts / parallelism.ep)");
+                  }
+                  return std::make_unique<Mozart>(size);
+                });
+
+}  // namespace
+}  // namespace llmsim::strategy
