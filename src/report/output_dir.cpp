@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 /// True if `dir` holds only files llmsim writes (so replacing it loses nothing of the user's).
 bool is_llmsim_output(const fs::path& dir) {
-  static const std::set<std::string> ours = {"summary.json", "trace.json", "scenario.resolved.json", "links.csv"};
+  static const std::set<std::string> ours = {"summary.json", "trace.json",    "scenario.resolved.json",
+                                             "links.csv",    "moe_load.csv", "moe_traffic.csv"};
   std::error_code ec;
   bool has_summary = false;
   for (const auto& e : fs::directory_iterator(dir, ec)) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "llmsim/report/moe_report.hpp"
+
 namespace llmsim::report {
 
 using nlohmann::json;
@@ -94,11 +96,13 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
     out["pipeline_bubble_fraction"] = mean[static_cast<int>(TimeCategory::Idle)] / it;
     out["exposed_comm_time_s"] = mean[static_cast<int>(TimeCategory::TpComm)] +
                                  mean[static_cast<int>(TimeCategory::PpComm)] +
-                                 mean[static_cast<int>(TimeCategory::DpComm)];
+                                 mean[static_cast<int>(TimeCategory::DpComm)] +
+                                 mean[static_cast<int>(TimeCategory::EpComm)];
     out["time_breakdown_s"] = cats;
     out["simulated_events"] = rec->activities();
     out["links"] = links_summary(rec->links());
   }
+  if (!plan.moe.empty()) out["moe"] = moe_summary(s, plan.moe, plan.micro_batches);
   out["wall_time_s"] = wall_time_s;
   return out;
 }
@@ -142,6 +146,9 @@ std::string summary_table(const json& s) {
   for (const auto& v : s["peak_memory_bytes"]) peak = std::max(peak, v.get<double>());
   row("peak memory (worst stage)", num(peak / 1073741824.0, "%.1f GiB") + " of " +
                                        num(s["hbm_bytes"].get<double>() / 1073741824.0, "%.1f GiB"));
+  if (s.contains("moe"))
+    row("MoE C_T / imbalance", num(s["moe"]["c_t"].get<double>(), "%.2f destinations per token") + ", " +
+                                   num(s["moe"]["imbalance"].get<double>(), "max/mean load %.2f"));
   if (s.contains("simulated_events")) row("simulated events", std::to_string(s["simulated_events"].get<long long>()));
   row("wall time", num(s["wall_time_s"].get<double>(), "%.2f s"));
   return os.str();

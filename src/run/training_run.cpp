@@ -9,6 +9,7 @@
 
 #include "llmsim/engine/engine.hpp"
 #include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/report/moe_report.hpp"
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/report/summary.hpp"
 #include "llmsim/report/trace.hpp"
@@ -34,6 +35,10 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
     const int max_gpus = out && s.output.trace ? s.output.trace_max_gpus : 0;
     rec.emplace(engine::run_workload(plan.workload, s, report::traced_workers(plan.workload, max_gpus)));
     if (out) report::write_text(out->path("links.csv"), report::links_csv(rec->links()));
+    if (out && !plan.moe.empty()) {
+      report::write_text(out->path("moe_load.csv"), report::moe_load_csv(plan.moe));
+      report::write_text(out->path("moe_traffic.csv"), report::moe_traffic_csv(plan.moe));
+    }
     if (out && s.output.trace) {
       std::ofstream trace(out->path("trace.json"));
       report::write_trace(trace, plan.workload, *rec, max_gpus);

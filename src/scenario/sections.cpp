@@ -137,6 +137,10 @@ FieldList parallelism_fields() {
           .at_least(1).or_auto().with_default("auto"),
       Field::integer("ep", "expert-parallel size: the experts of a MoE layer are split over ep data-parallel replicas")
           .at_least(1).with_default(1),
+      Field::choice("ep_dispatch", {"per-expert", "per-device"},
+                    "MoE token copies: per-expert (one per chosen expert, Megatron's all-to-all dispatcher) or "
+                    "per-device (one per destination device serving all its experts there, Mozart / DeepEP)")
+          .with_default("per-expert"),
       Field::integer("cp", "context-parallel size (not modelled yet: only 1)").at_least(1).at_most(1).with_default(1),
       Field::choice("tp_variant", {"megatron", "fal", "fal+"},
                     "tensor-parallel block: megatron (2 all-reduces per layer and pass); fal (First Attentions Last: "

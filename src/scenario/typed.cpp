@@ -112,8 +112,8 @@ Scenario to_typed(const json& raw) {
             moe["layer_interval"], moe["capacity_factor"]};
 
   const json& p = raw["parallelism"];
-  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["sequence_parallel"], p["tp_variant"],
-                   p["last_stage_layers"], p["tp_comm_overlap"]};
+  s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],
+                   p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"]};
 
   const json& t = raw["training"];
   Training& tr = s.training;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "llmsim/collectives/ring.hpp"
+#include "llmsim/model/moe.hpp"
 #include "llmsim/model/transformer.hpp"
 
 namespace llmsim::workload {
@@ -19,17 +20,23 @@ Kernels concat(Kernels a, const Kernels& b) {
   return a;
 }
 
-/// The column-parallel GEMMs of `forward` (QKV, FFN up, logits): their wgrad can hide the input-gradient AR.
+/// The column-parallel GEMMs of `forward` (QKV, FFN up, expert and shared-expert up, logits): their wgrad can
+/// hide the input-gradient AR.
 Kernels column_parallel(const Kernels& forward) {
   Kernels out;
   for (const auto& k : forward)
-    if (k.name == "qkv" || k.name == "ffn_up" || k.name == "logits") out.push_back(k);
+    if (k.name == "qkv" || k.name == "ffn_up" || k.name == "expert_up" || k.name == "shared_up" || k.name == "logits")
+      out.push_back(k);
   return out;
 }
 
+/// A unit of a layer: its forward kernels, whether a tp all-reduce follows it in the forward and in the
+/// backward, and the MoE exchange (key, -1 none) after it in the forward and after its dgrad in the backward.
 struct Unit {
   std::string name;
   Kernels forward;
+  bool forward_collective = true, backward_collective = true;
+  int forward_exchange = -1, backward_exchange = -1;
 };
 
 /// Turns kernel lists into ComputeCosts and segments.
@@ -118,23 +125,46 @@ struct LayerSegments {
   std::vector<Segment> forward, input, weight, backward;
 };
 
+Segment with_exchange(Segment seg, int exchange) {
+  seg.exchange = exchange;
+  return seg;
+}
+
 LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const std::string& recompute) {
   LayerSegments out;
-  for (const auto& u : units) out.forward.push_back(b.segment("F " + u.name, u.forward, true));
-  if (recompute == "full")  // the layer's forward replayed, collectives included, before its backward
+  for (const auto& u : units)
+    out.forward.push_back(with_exchange(b.segment("F " + u.name, u.forward, u.forward_collective), u.forward_exchange));
+  if (recompute == "full")  // the layer's forward replayed, collectives and exchanges included, before its backward
     for (const auto& u : units) {
-      out.input.push_back(b.segment("B recompute " + u.name, u.forward, true));
+      out.input.push_back(
+          with_exchange(b.segment("B recompute " + u.name, u.forward, u.forward_collective), u.forward_exchange));
       out.backward.push_back(out.input.back());
     }
   const std::string partial = recompute == "selective" ? "selective" : "none";
   for (auto u = units.rbegin(); u != units.rend(); ++u) {
     const Kernels dgrad = concat(model::recomputed(u->forward, partial), model::backward_input(u->forward));
     const Kernels wgrad = model::backward_weight(u->forward);
-    out.input.push_back(b.segment("B " + u->name, dgrad, true));
-    out.weight.push_back(b.segment("W " + u->name, wgrad, false));
-    out.backward.push_back(b.segment("B " + u->name, concat(dgrad, wgrad), true, column_parallel(u->forward)));
+    out.input.push_back(with_exchange(b.segment("B " + u->name, dgrad, u->backward_collective), u->backward_exchange));
+    if (!wgrad.empty()) out.weight.push_back(b.segment("W " + u->name, wgrad, false));
+    out.backward.push_back(with_exchange(
+        b.segment("B " + u->name, concat(dgrad, wgrad), u->backward_collective, column_parallel(u->forward)),
+        u->backward_exchange));
   }
   return out;
+}
+
+/// Units of MoE layer `index` on expert-parallel rank `rank`: attention, pre (norm, router, shared experts,
+/// permutation) -> dispatch, the rank's experts on their routed tokens -> tp all-reduce, combine.
+std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe, const Kernels& attention,
+                            const MoePlan& plan, int index, int rank) {
+  Kernels experts;
+  for (double n : plan.traffic[index].slot_tokens[rank]) experts = concat(experts, model::expert_forward(x, moe, n));
+  experts = concat(experts, model::moe_post_forward(x, moe));
+  auto key = [&](Exchange e) { return moe_exchange_key(index, e); };
+  return {{"attention", attention},
+          {"moe pre", model::moe_pre_forward(x, moe), false, true, key(Exchange::Dispatch), -1},
+          {"experts", experts, true, true, -1, key(Exchange::DispatchGrad)},
+          {"combine", {}, false, false, key(Exchange::Combine), key(Exchange::CombineGrad)}};
 }
 
 void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.insert(to.end(), from.begin(), from.end()); }
@@ -142,7 +172,8 @@ void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.ins
 }  // namespace
 
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
-                                            const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs) {
+                                            const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
+                                            const MoePlan* moe, int ep_rank) {
   Builder b(s, cm, costs);
   const auto x = model::LayerShape::from(s);
   const std::string& rc = s.training.recompute;
@@ -163,6 +194,17 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
                                     column_parallel(head));
   const bool gathers = s.training.scatter_gather_p2p && s.parallelism.tp > 1;
   const Segment gather_f = b.gather("F p2p all-gather"), gather_b = b.gather("B p2p all-gather");
+  // MoE layers differ by layer (their routing) and by rank (its experts' tokens).
+  std::vector<LayerSegments> moe_layers;
+  if (moe)
+    for (size_t i = 0; i < moe->traffic.size(); ++i)
+      moe_layers.push_back(layer_segments(b, moe_units(x, s.model.moe, attention, *moe, static_cast<int>(i), ep_rank), rc));
+  int first_layer = 0;  // model layer index of the chunk's first layer
+  auto layer_at = [&](int j, int l) -> const LayerSegments& {
+    const int global = first_layer + l;
+    if (moe && moe->moe_index[global] >= 0) return moe_layers[moe->moe_index[global]];
+    return j == 0 && l == 0 ? first : other;
+  };
 
   const int chunks = static_cast<int>(layers_of_chunk.size());
   std::vector<ChunkPasses> out(chunks);
@@ -177,9 +219,9 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     if (!is_last && gathers) in.push_back(gather_b), bw.push_back(gather_b);
     if (is_first) f.push_back(embed_f);
     if (is_last) in.push_back(head_b), w.push_back(head_w), bw.push_back(head_bw);
-    for (int l = 0; l < layers_of_chunk[j]; ++l) append(f, (is_first && l == 0 ? first : other).forward);
+    for (int l = 0; l < layers_of_chunk[j]; ++l) append(f, layer_at(j, l).forward);
     for (int l = layers_of_chunk[j] - 1; l >= 0; --l) {
-      const LayerSegments& layer = is_first && l == 0 ? first : other;
+      const LayerSegments& layer = layer_at(j, l);
       append(in, layer.input);
       append(w, layer.weight);
       append(bw, layer.backward);
@@ -190,6 +232,7 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     c.input.fused = b.fuse("B", c.input);
     c.weight.fused = b.fuse("W", c.weight);
     c.backward.fused = b.fuse("B", c.backward);
+    first_layer += layers_of_chunk[j];
   }
   return out;
 }

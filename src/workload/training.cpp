@@ -6,7 +6,9 @@
 
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/model/moe.hpp"
 #include "llmsim/workload/chunk_passes.hpp"
+#include "llmsim/workload/moe_exchanges.hpp"
 #include "llmsim/workload/pipeline_ops.hpp"
 
 namespace llmsim::workload {
@@ -15,16 +17,29 @@ namespace {
 
 using collectives::Kind;
 
-/// Parameters per GPU of global model chunk j (of `chunks`) holding `layers` layers.
-double chunk_params(const scenario::Scenario& s, int j, int chunks, int layers) {
+/// Parameters per GPU of global model chunk j (of `chunks`), model layers [first, first + layers): the dense
+/// part (replicated over dp) and the routed experts (split over ep, replicated over dp/ep).
+struct ChunkParams {
+  double dense = 0, experts = 0;
+  double total() const { return dense + experts; }
+};
+ChunkParams chunk_params(const scenario::Scenario& s, int j, int chunks, int first, int layers) {
   const auto& m = s.model;
   const double t = s.parallelism.tp;
-  double p = layers * model::layer_params(m) / t;
+  ChunkParams p;
+  for (int l = first; l < first + layers; ++l) {
+    if (m.moe.is_moe_layer(l)) {
+      p.dense += model::moe_layer_params(m, 0) / t;
+      p.experts += double(m.moe.experts) / s.parallelism.ep * model::ffn_params(m, m.moe.expert_ffn_hidden) / t;
+    } else {
+      p.dense += model::layer_params(m) / t;
+    }
+  }
   const double vocab_matrix = double(m.vocab) * m.hidden / t;
-  if (j == 0) p += model::embedding_params(m) - double(m.vocab) * m.hidden + vocab_matrix;
+  if (j == 0) p.dense += model::embedding_params(m) - double(m.vocab) * m.hidden + vocab_matrix;
   if (j == chunks - 1) {
-    p += 2.0 * m.hidden;  // final norm
-    if (!m.tied_embeddings || chunks > 1) p += vocab_matrix;  // output layer (a tied copy on another chunk)
+    p.dense += 2.0 * m.hidden;  // final norm
+    if (!m.tied_embeddings || chunks > 1) p.dense += vocab_matrix;  // output layer (a tied copy on another chunk)
   }
   return p;
 }
@@ -32,7 +47,7 @@ double chunk_params(const scenario::Scenario& s, int j, int chunks, int layers) 
 }  // namespace
 
 const char* time_category_name(TimeCategory c) {
-  static const char* names[] = {"gemm", "attention", "elementwise", "tp_comm", "pp_comm", "dp_comm", "optimizer", "offload", "idle"};
+  static const char* names[] = {"gemm", "attention", "elementwise", "tp_comm", "pp_comm", "dp_comm", "ep_comm", "optimizer", "offload", "idle"};
   return names[static_cast<int>(c)];
 }
 
@@ -63,18 +78,24 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   w.iterations = tr.iterations;
 
   // Passes of each global chunk: forward (F), activation-gradient backward (B, with recomputation and the tp
-  // collectives), weight-gradient backward (W) and the whole backward (B + W) for schedules that do not split it.
-  const std::vector<ChunkPasses> passes = build_chunk_passes(s, cm, layers_of, w.costs);
-  double fwd_flops_job = 0, hw_flops_job = 0;
+  // collectives), weight-gradient backward (W) and the whole backward (B + W) for schedules that do not split it;
+  // with MoE layers, as seen by each expert-parallel rank (its experts' tokens differ).
+  plan.moe = plan_moe(s);
+  const int ep = par.ep;
+  std::vector<std::vector<ChunkPasses>> passes;
+  for (int r = 0; r < ep; ++r)
+    passes.push_back(build_chunk_passes(s, cm, layers_of, w.costs, plan.moe.empty() ? nullptr : &plan.moe, r));
+  double fwd_flops_job = 0, hw_flops_job = 0;  // per micro-batch, tp rank and data-parallel group of ep replicas
   auto flops_of = [&](const PassChain& chain) {
     double f = 0;
     for (const auto& piece : chain.fused) f += w.costs[piece.compute].flops;
     return f;
   };
-  for (const auto& c : passes) {
-    fwd_flops_job += flops_of(c.forward);
-    hw_flops_job += flops_of(c.forward) + flops_of(c.backward);
-  }
+  for (const auto& rank : passes)
+    for (const auto& c : rank) {
+      fwd_flops_job += flops_of(c.forward) / ep;
+      hw_flops_job += (flops_of(c.forward) + flops_of(c.backward)) / ep;
+    }
   // Copying one micro-batch's activations of a chunk over the host link (activation offload).
   std::vector<int> offload_cost(chunks);
   for (int j = 0; j < chunks; ++j) {
@@ -90,6 +111,11 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   plan.hardware_flops = hw_flops_job * replicas;
 
   const std::vector<int> owner = chunk_owners(schedule, pp);
+  std::vector<int> stage_of_layer, first_layer_of(chunks, 0);
+  for (int j = 0; j < chunks; ++j) {
+    first_layer_of[j] = static_cast<int>(stage_of_layer.size());
+    stage_of_layer.insert(stage_of_layer.end(), layers_of[j], owner[j]);
+  }
 
   // Workers: one per (stage, dp replica), Megatron rank order tp -> dp -> pp.
   auto worker_of = [&](int stage, int replica) { return stage * dp + replica; };
@@ -128,6 +154,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     w.groups.push_back(g);
   }
 
+  const MoeExchanges exchanges = add_moe_exchanges(s, plan.moe, stage_of_layer, worker_of, w);
+
   // Tied embeddings with pp > 1: the first and last stage of each replica all-reduce the embedding gradient
   // after the pipeline (Megatron's _allreduce_embedding_grads).
   std::vector<int> tied_spec(dp, -1);
@@ -147,9 +175,11 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     sp.stage = stage;
     int widest = 0;  // chunks of one stage hold equal layers (chunk_layers)
     std::vector<double> local_params(v);
+    std::vector<ChunkParams> parts(v);
     for (int c = 0; c < v; ++c) {
       const int j = schedule.model_chunk(pp, stage, c);
-      local_params[c] = chunk_params(s, j, chunks, layers_of[j]);
+      parts[c] = chunk_params(s, j, chunks, first_layer_of[j], layers_of[j]);
+      local_params[c] = parts[c].total();
       sp.layers += layers_of[j];
       widest = std::max(widest, layers_of[j]);
       sp.params += local_params[c];
@@ -166,22 +196,32 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     const int opt_cost = static_cast<int>(w.costs.size());
     w.costs.push_back(opt);
 
-    // Gradient buckets per local chunk.
+    // Gradient buckets per local chunk: dense parameters over the dp group; routed experts over the dp/ep
+    // replicas that hold the same experts (buckets of ep rank a in expert_buckets[a]).
     std::vector<std::vector<int>> buckets(v);
+    std::vector<std::vector<std::vector<int>>> expert_buckets(ep, std::vector<std::vector<int>>(v));
+    auto add_buckets = [&](std::vector<int>& list, double params, int group) {
+      const double bytes = params * grad_bytes_per_param;
+      const int n = std::max(1, static_cast<int>(std::ceil(bytes / tr.grad_bucket_bytes)));
+      for (int k = 0; k < n; ++k) {
+        list.push_back(static_cast<int>(w.collectives.size()));
+        w.collectives.push_back({"dp grad bucket", group, tr.zero_stage >= 1 ? Kind::ReduceScatter : Kind::AllReduce,
+                                 bytes / n, TimeCategory::DpComm, dp_algorithm, {}});
+      }
+    };
+    if (dp / ep > 1)
+      for (int a = 0; a < ep; ++a) {
+        std::vector<int> g;
+        for (int r = a; r < dp; r += ep) g.push_back(worker_of(stage, r));
+        const int group = static_cast<int>(w.groups.size());
+        w.groups.push_back(g);
+        for (int c = 0; c < v; ++c)
+          if (parts[c].experts > 0) add_buckets(expert_buckets[a][c], parts[c].experts, group);
+      }
     int ag_spec = -1;
     std::vector<int> zero3_gather(v, -1);
     if (dp > 1) {
-      for (int c = 0; c < v; ++c) {
-        const double bytes = local_params[c] * grad_bytes_per_param;
-        const int n = std::max(1, static_cast<int>(std::ceil(bytes / tr.grad_bucket_bytes)));
-        for (int k = 0; k < n; ++k) {
-          CollectiveSpec spec{"dp grad bucket", dp_group[stage],
-                              tr.zero_stage >= 1 ? Kind::ReduceScatter : Kind::AllReduce, bytes / n,
-                              TimeCategory::DpComm, dp_algorithm, {}};
-          buckets[c].push_back(static_cast<int>(w.collectives.size()));
-          w.collectives.push_back(spec);
-        }
-      }
+      for (int c = 0; c < v; ++c) add_buckets(buckets[c], parts[c].dense, dp_group[stage]);
       if (tr.zero_stage == 3)  // parameters stay sharded: gathered before every block that uses them
         for (int c = 0; c < v; ++c) {
           zero3_gather[c] = static_cast<int>(w.collectives.size());
@@ -202,14 +242,20 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
         wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
         started.push_back(b);
       };
-      PipelineWiring wiring{pp, owner, &passes, gathers ? act_bytes / t : act_bytes, [&](int st) { return worker_of(st, r); },
-                            offload_cost};
+      PipelineWiring wiring{pp,
+                            owner,
+                            &passes[r % ep],
+                            gathers ? act_bytes / t : act_bytes,
+                            [&](int st) { return worker_of(st, r); },
+                            offload_cost,
+                            [&](int key) { return exchanges.of(stage, r, key); }};
       for (int it = 0; it < tr.iterations; ++it) {
         append_pipeline_ops(
             wk.ops, stage, order, schedule, wiring,
             [&](int c) {
-              if (tr.overlap_grad_reduce)
-                for (int b : buckets[c]) start(b);
+              if (!tr.overlap_grad_reduce) return;
+              for (int b : buckets[c]) start(b);
+              for (int b : expert_buckets[r % ep][c]) start(b);
             },
             [&](int c) {
               if (zero3_gather[c] < 0) return;
@@ -217,8 +263,10 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
               wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, zero3_gather[c], 0});
             });
         if (!tr.overlap_grad_reduce)
-          for (const auto& list : buckets)
-            for (int b : list) start(b);
+          for (int c = 0; c < v; ++c) {
+            for (int b : buckets[c]) start(b);
+            for (int b : expert_buckets[r % ep][c]) start(b);
+          }
         for (int b : started) wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, b, 0});
         started.clear();
         if (tied_spec[r] >= 0 && (stage == 0 || stage == pp - 1)) {

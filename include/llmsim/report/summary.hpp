@@ -8,10 +8,11 @@
 //   mfu, hfu                  the two above over the dense peak of the training precision
 //   pipeline_bubble_fraction  mean over GPUs of idle time / iteration time (idle = waiting for a pipeline
 //                             neighbour before it sent, i.e. neither computing nor communicating)
-//   exposed_comm_time_s       mean over GPUs of tp + pp + dp communication on the compute stream per iteration
+//   exposed_comm_time_s       mean over GPUs of tp + pp + dp + ep communication on the compute stream per iteration
 //   time_breakdown_s          mean per GPU per iteration by category (sums to iteration_time_s)
 //   peak_memory_bytes         per pipeline stage (workload/memory.hpp); status "oom" if any exceeds HBM
 //   links                     link statistics (links.csv has every link): bytes, mean and peak utilisation
+//   moe                       MoE models only: routing and placement metrics (report/moe_report.hpp)
 // Everything is deterministic except wall_time_s.
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -32,6 +32,7 @@
 
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/scenario/scenario.hpp"
+#include "llmsim/workload/moe_plan.hpp"
 #include "llmsim/workload/program.hpp"
 
 namespace llmsim::workload {
@@ -65,8 +66,12 @@ struct ChunkPasses {
 };
 
 /// The passes of every global model chunk (`layers_of_chunk[j]` transformer layers; chunk 0 holds the
-/// embedding, the last chunk the head), appending their ComputeCosts to `costs`.
+/// embedding, the last chunk the head), appending their ComputeCosts to `costs`. With a MoE plan, its MoE
+/// layers run as seen by expert-parallel rank `ep_rank`: attention -> AR; [norm, router, shared experts,
+/// permutation] -> dispatch; [the rank's experts on their tokens, un-permutation] -> AR; combine; the backward
+/// mirrors it (combine-gradient exchange, experts' dgrad -> AR -> dispatch-gradient exchange, ...).
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
-                                            const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs);
+                                            const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
+                                            const MoePlan* moe = nullptr, int ep_rank = 0);
 
 }  // namespace llmsim::workload

@@ -14,7 +14,8 @@ namespace llmsim::workload {
 
 /// Where time goes, per GPU (summary.json "time_breakdown_s").
 /// Offload: waiting for activations copied back from host memory (activation offload).
-enum class TimeCategory { Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, Optimizer, Offload, Idle, Count };
+/// EpComm: waiting for MoE all-to-all exchanges.
+enum class TimeCategory { Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, EpComm, Optimizer, Offload, Idle, Count };
 constexpr int kTimeCategories = static_cast<int>(TimeCategory::Count);
 const char* time_category_name(TimeCategory c);
 using TimeBreakdown = std::array<double, kTimeCategories>;

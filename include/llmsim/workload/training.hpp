@@ -28,6 +28,7 @@
 #include "llmsim/scenario/scenario.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/workload/memory.hpp"
+#include "llmsim/workload/moe_plan.hpp"
 #include "llmsim/workload/program.hpp"
 
 namespace llmsim::workload {
@@ -48,6 +49,7 @@ struct TrainingPlan {
   double model_flops = 0;    ///< per iteration, whole job: 3x forward FLOPs (no recomputation)
   double hardware_flops = 0; ///< per iteration, whole job: FLOPs executed, recomputation included
   double tokens = 0;         ///< per iteration
+  MoePlan moe;               ///< routing, placement and traffic of the MoE layers (empty for dense models)
 };
 
 TrainingPlan build_training(const scenario::Scenario& s, const hardware::ComputeModel& cm,

@@ -1,10 +1,12 @@
 // Mozart expert placement (docs/moe.md): (1) cluster co-activated experts into clusters of `cluster_size`
 // — seeds chosen farthest-point style (the most frequent expert first, then each time the expert least
 // co-activated with the seeds so far), then clusters grow in turn by the unassigned expert most co-activated
-// with their members (co-activation normalised as C_ij / sqrt(f_i f_j)); (2) assign the clusters to devices,
+// with their members (co-activation as lift, C_ij * sum(f) / (f_i f_j)); (2) assign the clusters to devices,
 // the same number per device, minimising the load of the most loaded device — an integer program
 //   min L  s.t.  sum_d x_cd = 1 (each cluster),  sum_c x_cd = K/D (each device),  sum_c f_c x_cd <= L,  x binary
-// solved with GLPK (branch and cut, relative gap 1e-3, started from the greedy LPT assignment's bound).
+// solved with GLPK (branch and cut from the greedy LPT assignment as incumbent, stopping at a 1% gap or after
+// 500 nodes — a deterministic budget; skipped when the greedy assignment is already within 1% of the bound
+// max(total/D, largest cluster)).
 // A token whose experts share a cluster needs one copy for all of them.
 #include <glpk.h>
 
@@ -20,9 +22,13 @@ namespace {
 
 std::vector<std::vector<int>> cluster_experts(const ExpertStats& st, int size) {
   const int E = st.experts, K = E / size;
+  // Lift: how much more often i and j are chosen together than independent choices would give (1 = no
+  // affinity), so that popular experts are not clustered merely for being popular.
+  double pairs = 0;
+  for (double f : st.frequency) pairs += f;
   auto sim = [&](int i, int j) {
-    const double d = std::sqrt(st.frequency[i] * st.frequency[j]);
-    return d > 0 ? st.coactivation[static_cast<size_t>(i) * E + j] / d : 0.0;
+    const double d = st.frequency[i] * st.frequency[j];
+    return d > 0 ? st.coactivation[static_cast<size_t>(i) * E + j] * pairs / d : 0.0;
   };
   std::vector<int> cluster_of(E, -1);
   std::vector<std::vector<int>> clusters;
@@ -57,11 +63,39 @@ std::vector<std::vector<int>> cluster_experts(const ExpertStats& st, int size) {
   return clusters;
 }
 
-/// Device of each cluster minimising the maximum device load with `per_device` clusters per device.
+constexpr int kNodeLimit = 500;  // branch-and-bound nodes: a deterministic budget (a time limit is not)
+constexpr double kGap = 0.01;     // relative gap at which the solver stops
+
+struct SearchState {
+  std::vector<double> start;  // the greedy assignment as a solution vector (1-based columns)
+  bool offered = false;
+};
+
+void on_node(glp_tree* tree, void* info) {
+  auto* state = static_cast<SearchState*>(info);
+  if (glp_ios_reason(tree) == GLP_IHEUR && !state->offered) {
+    glp_ios_heur_sol(tree, state->start.data());
+    state->offered = true;
+  }
+  int active = 0, nodes = 0, total = 0;
+  glp_ios_tree_size(tree, &active, &nodes, &total);
+  if (total > kNodeLimit) glp_ios_terminate(tree);
+}
+
+double max_load(const std::vector<double>& load, const std::vector<int>& device, int devices) {
+  std::vector<double> d(devices, 0);
+  for (size_t c = 0; c < load.size(); ++c) d[device[c]] += load[c];
+  return *std::max_element(d.begin(), d.end());
+}
+
+/// Device of each cluster minimising the maximum device load with K/D clusters per device.
 std::vector<int> assign_clusters(const std::vector<double>& load, int devices) {
   const int K = static_cast<int>(load.size()), per_device = K / devices;
   const auto greedy = greedy_balance(load, devices, per_device);
-  if (per_device == 1) return greedy;  // one cluster per device: every assignment has the same loads
+  const double bound = std::max(std::accumulate(load.begin(), load.end(), 0.0) / devices,
+                                *std::max_element(load.begin(), load.end()));
+  const double greedy_max = max_load(load, greedy, devices);
+  if (per_device == 1 || greedy_max <= bound * (1 + kGap)) return greedy;  // nothing left to gain
   glp_prob* lp = glp_create_prob();
   glp_set_obj_dir(lp, GLP_MIN);
   const int x0 = 1, L = K * devices + 1;  // column of x_cd = x0 + c*devices + d; L last
@@ -88,20 +122,23 @@ std::vector<int> assign_clusters(const std::vector<double>& load, int devices) {
     entry(row, L, -1);
   }
   glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
-  glp_iocp parm;
-  glp_init_iocp(&parm);
-  parm.presolve = GLP_ON;
-  parm.msg_lev = GLP_MSG_OFF;
-  parm.mip_gap = 1e-3;
-  parm.tm_lim = 20000;  // [ms] safety net; the greedy assignment is kept if nothing better is found
-  const int rc = glp_intopt(lp, &parm);
+  SearchState state;
+  state.start.assign(L + 1, 0);
+  for (int c = 0; c < K; ++c) state.start[x0 + c * devices + greedy[c]] = 1;
+  state.start[L] = greedy_max;
+  glp_smcp lp_parm;
+  glp_init_smcp(&lp_parm);
+  lp_parm.msg_lev = GLP_MSG_OFF;
   std::vector<int> device = greedy;
-  const int status = glp_mip_status(lp);
-  if (rc == 0 || status == GLP_FEAS || status == GLP_OPT) {
-    double greedy_max = 0;
-    std::vector<double> dl(devices, 0);
-    for (int c = 0; c < K; ++c) dl[greedy[c]] += load[c];
-    for (double x : dl) greedy_max = std::max(greedy_max, x);
+  if (glp_simplex(lp, &lp_parm) == 0) {
+    glp_iocp parm;
+    glp_init_iocp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    parm.mip_gap = kGap;
+    parm.cb_func = on_node;
+    parm.cb_info = &state;
+    glp_intopt(lp, &parm);
+    const int status = glp_mip_status(lp);
     if ((status == GLP_OPT || status == GLP_FEAS) && glp_mip_obj_val(lp) < greedy_max)
       for (int c = 0; c < K; ++c)
         for (int d = 0; d < devices; ++d)

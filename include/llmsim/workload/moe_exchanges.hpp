@@ -1,0 +1,31 @@
+#pragma once
+// The network side of expert parallelism: an expert-parallel group is ep consecutive data-parallel replicas
+// of a stage (Megatron's rank order keeps them in a node while ep*tp <= gpus per node). Each MoE layer has
+// four all-to-all-v exchanges among the group's workers, with the per-destination byte matrix of its routing
+// (moe/traffic.hpp): dispatch sends each token copy's hidden vector (h elements) from its source to the
+// expert's rank, combine sends it back (the transpose); in the backward the gradients take the same paths
+// in reverse (combine-gradient = dispatch pattern, dispatch-gradient = combine pattern). Each tp rank carries
+// 1/tp of every vector (lane aggregation), so the matrix is per GPU: copies * h * bytes_per_element / tp.
+#include <functional>
+#include <vector>
+
+#include "llmsim/scenario/scenario.hpp"
+#include "llmsim/workload/chunk_passes.hpp"
+#include "llmsim/workload/moe_plan.hpp"
+#include "llmsim/workload/program.hpp"
+
+namespace llmsim::workload {
+
+struct MoeExchanges {
+  int ep = 1;
+  std::vector<std::vector<std::vector<int>>> spec;  ///< [stage][ep group][exchange key] -> CollectiveSpec, -1
+  /// The spec of exchange `key` for the group of data-parallel replica `replica` on `stage`.
+  int of(int stage, int replica, int key) const { return spec[stage][replica / ep][key]; }
+};
+
+/// Adds the groups and specs of every MoE layer's exchanges to `w`. `stage_of_layer[l]` is the stage holding
+/// model layer l, `worker_of(stage, replica)` the worker index.
+MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan, const std::vector<int>& stage_of_layer,
+                               const std::function<int(int stage, int replica)>& worker_of, Workload& w);
+
+}  // namespace llmsim::workload

@@ -1,0 +1,27 @@
+#pragma once
+// The MoE layers of a training run: for every MoE layer, the routing of each expert-parallel rank's tokens of
+// one micro-batch (moe/routing.hpp; drawn once per layer and rank and used for every micro-batch and every EP
+// group), the expert placement chosen from a separate profiling sample of the same routing model
+// (strategy/expert_placement.hpp), and the traffic that results (moe/traffic.hpp).
+// Each rank's routing is sampled with at most kRoutingSampleTokens tokens; a sampled token stands for
+// b*s / sample real tokens.
+#include <vector>
+
+#include "llmsim/moe/traffic.hpp"
+#include "llmsim/scenario/scenario.hpp"
+
+namespace llmsim::workload {
+
+constexpr int kRoutingSampleTokens = 1024;
+
+struct MoePlan {
+  std::vector<int> moe_index;                          ///< [model layer] index among MoE layers, -1 if dense
+  std::vector<strategy::ExpertPlacement> placements;   ///< per MoE layer
+  std::vector<moe::LayerTraffic> traffic;              ///< per MoE layer, tokens of one micro-batch per rank
+  bool empty() const { return traffic.empty(); }
+};
+
+/// Empty for a dense model.
+MoePlan plan_moe(const scenario::Scenario& s);
+
+}  // namespace llmsim::workload

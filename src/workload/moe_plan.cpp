@@ -1,0 +1,36 @@
+#include "llmsim/workload/moe_plan.hpp"
+
+#include <algorithm>
+
+namespace llmsim::workload {
+
+MoePlan plan_moe(const scenario::Scenario& s) {
+  MoePlan plan;
+  const auto& moe = s.model.moe;
+  plan.moe_index.assign(s.model.layers, -1);
+  if (!moe.enabled()) return plan;
+  const auto routing = moe::make_routing(s);
+  const auto placement = strategy::make_expert_placement(s);
+  const int ep = s.parallelism.ep;
+  const double tokens = double(s.training.micro_batch) * s.training.seq_len;
+  const int sample = static_cast<int>(std::min<double>(tokens, kRoutingSampleTokens));
+  for (int layer = 0, index = 0; layer < s.model.layers; ++layer) {
+    if (!moe.is_moe_layer(layer)) continue;
+    plan.moe_index[layer] = index;
+    std::vector<moe::RoutingSample> simulated, profiled;
+    for (int r = 0; r < ep; ++r) {
+      auto rng = moe::routing_rng(s.seed, index, r, 0);
+      simulated.push_back(routing->route(index, sample, rng));
+      auto profile_rng = moe::routing_rng(s.seed, index, r, 2);
+      profiled.push_back(routing->route(index, sample, profile_rng));
+    }
+    plan.placements.push_back(placement->place(moe::stats_of(profiled, moe.experts), ep));
+    plan.traffic.push_back(moe::route_layer(simulated, plan.placements.back(), moe.experts,
+                                            s.parallelism.ep_dispatch == "per-device", moe.capacity_factor,
+                                            tokens / sample));
+    ++index;
+  }
+  return plan;
+}
+
+}  // namespace llmsim::workload
