@@ -21,7 +21,7 @@ namespace {
 /// Runs one collective over GPU `local` of each of the first `nodes` nodes (or over `ranks` GPUs in rank order
 /// when ranks > 0) and returns its simulated time.
 double run_collective(const scenario::Scenario& s, Kind kind, Algorithm a, double bytes, int nodes, int ranks = 0,
-                      int window = 0, double overhead = 0) {
+                      int window = 0, double overhead = 0, const std::vector<double>& matrix = {}) {
   engine::Simulation sim(s, 1);
   const auto& p = sim.platform();
   collectives::GroupLayout layout;
@@ -34,7 +34,7 @@ double run_collective(const scenario::Scenario& s, Kind kind, Algorithm a, doubl
     layout.node_of_member.push_back(node);
     endpoints.push_back(p.host(node, local));
   }
-  const auto plan = collectives::make_plan(kind, a, layout, bytes);
+  const auto plan = collectives::make_plan(kind, a, layout, bytes, matrix);
   double elapsed = -1;
   sg4::Actor::create("driver", endpoints[0], [&]() {
     engine::run_plan(plan, endpoints, 1, true, overhead);
@@ -87,6 +87,16 @@ TEST(PlanOnPlatform, WindowedDirectAllToAll) {
   // One peer at a time: 3 rounds of S/4 each.
   EXPECT_NEAR(run_collective(s, Kind::AllToAll, Algorithm::Direct, S, 4, 0, 1), 3.0 / 4 * S / nic(s) + 3 * leaf_alpha(s),
               1e-9);
+}
+
+TEST(PlanOnPlatform, AllToAllVIsSetByTheMostLoadedLink) {
+  // Three nodes send S units: 0->1 4S, 0->2 S, 1->0 2S, 2->0 S, 2->1 S. Per link: node 0 up 5S, node 1 down
+  // 5S, node 0 down 3S, node 1 up 2S, node 2 up 2S, node 2 down S. Max-min sharing: every flow starts at B/2;
+  // the three S flows end at 2S/B, 1->0 at 3S/B, 0->1 at 5S/B = the busiest link's bytes over its bandwidth.
+  const auto s = cluster_of(3);
+  const double S = 16e6;
+  const std::vector<double> m = {0, 4 * S, S, 2 * S, 0, 0, S, S, 0};
+  EXPECT_NEAR(run_collective(s, Kind::AllToAllV, Algorithm::Direct, 0, 3, 0, 0, 0, m), 5 * S / nic(s) + leaf_alpha(s), 1e-9);
 }
 
 TEST(PlanOnPlatform, RingBroadcastIsAPipelinedChain) {

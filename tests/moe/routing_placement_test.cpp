@@ -1,0 +1,146 @@
+// Routing models, expert placements and C_T (mean distinct destination devices per token) against closed forms:
+// with one expert per device C_T is exactly k; with E/D experts per device and independent uniform routing it is
+// the hypergeometric expectation D * (1 - C(E - E/D, k) / C(E, k)); with perfectly grouped co-activation and
+// Mozart's clusters it is 1.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "../support/scenarios.hpp"
+#include "llmsim/moe/routing.hpp"
+#include "llmsim/moe/traffic.hpp"
+#include "llmsim/strategy/expert_placement.hpp"
+
+using namespace llmsim;
+
+namespace {
+/// default.json with a MoE model of `experts` experts, top-k, on `devices` expert-parallel ranks.
+scenario::Scenario moe_scenario(int experts, int k, int devices, std::vector<std::string> extra = {}) {
+  extra.insert(extra.begin(), {"model=olmoe-1b-7b", "model.moe.experts=" + std::to_string(experts),
+                               "model.moe.top_k=" + std::to_string(k), "cluster.nodes=" + std::to_string(std::max(1, devices / 8)),
+                               "parallelism.tp=1", "parallelism.pp=1", "parallelism.ep=" + std::to_string(devices),
+                               "training.global_batch=" + std::to_string(8 * std::max(1, devices / 8)),
+                               "strategies.pipeline_schedule=1f1b"});
+  if (devices < 8) extra.push_back("cluster.gpus_per_node=" + std::to_string(devices));
+  return test::shipped("scenarios/default.json", extra);
+}
+
+/// Routes `tokens` tokens of each of the D ranks for MoE layer 0 and places with the scenario's strategy.
+moe::LayerTraffic traffic(const scenario::Scenario& s, int tokens, bool per_device = false) {
+  const auto routing = moe::make_routing(s);
+  std::vector<moe::RoutingSample> sim, profile;
+  for (int r = 0; r < s.parallelism.ep; ++r) {
+    auto a = moe::routing_rng(s.seed, 0, r, 0), b = moe::routing_rng(s.seed, 0, r, 2);
+    sim.push_back(routing->route(0, tokens, a));
+    profile.push_back(routing->route(0, tokens, b));
+  }
+  const auto placement = strategy::make_expert_placement(s)->place(moe::stats_of(profile, s.model.moe.experts), s.parallelism.ep);
+  return moe::route_layer(sim, placement, s.model.moe.experts, per_device, s.model.moe.capacity_factor, 1.0);
+}
+
+double hypergeometric_c_t(int E, int D, int k) {
+  double none = 1;  // probability that a device holds none of the token's k experts
+  for (int i = 0; i < k; ++i) none *= double(E - E / D - i) / (E - i);
+  return D * (1 - none);
+}
+}  // namespace
+
+TEST(Routing, TokensPickKDistinctExpertsDeterministically) {
+  const auto s = moe_scenario(64, 8, 8, {"routing={\"name\": \"zipf\", \"skew\": 1.2}"});
+  const auto routing = moe::make_routing(s);
+  auto a = moe::routing_rng(s.seed, 3, 1, 0), b = moe::routing_rng(s.seed, 3, 1, 0), c = moe::routing_rng(s.seed, 4, 1, 0);
+  const auto r1 = routing->route(3, 500, a), r2 = routing->route(3, 500, b), r3 = routing->route(4, 500, c);
+  EXPECT_EQ(r1.experts, r2.experts);
+  EXPECT_NE(r1.experts, r3.experts);
+  for (int t = 0; t < r1.tokens; ++t) {
+    std::set<int> chosen(r1.experts.begin() + t * 8, r1.experts.begin() + t * 8 + 8);
+    EXPECT_EQ(chosen.size(), 8u);
+    EXPECT_GE(*chosen.begin(), 0);
+    EXPECT_LT(*chosen.rbegin(), 64);
+  }
+}
+
+TEST(Routing, ZipfMakesTheHottestExpertAboutAsHotAsItsRankSays) {
+  // skew 1, 64 experts, top-1: the hottest expert takes 1/H_64 of the tokens (H_64 = 4.744).
+  const auto s = moe_scenario(64, 1, 8, {"routing={\"name\": \"zipf\", \"skew\": 1.0}"});
+  const auto tr = traffic(s, 4000);
+  const double hottest = *std::max_element(tr.expert_load.begin(), tr.expert_load.end()) / tr.tokens;
+  double h64 = 0;
+  for (int r = 1; r <= 64; ++r) h64 += 1.0 / r;
+  EXPECT_NEAR(hottest, 1 / h64, 0.01);
+}
+
+TEST(CT, RoundRobinWithOneExpertPerDeviceIsK) {
+  const auto s = moe_scenario(8, 2, 8, {"strategies.expert_placement=round-robin"});
+  EXPECT_DOUBLE_EQ(traffic(s, 1000).c_t(), 2.0);
+}
+
+TEST(CT, UniformRoutingMatchesTheHypergeometricExpectation) {
+  // 64 experts on 16 devices, top-8: 16 * (1 - C(60,8)/C(64,8)) = 6.67.
+  const auto s = moe_scenario(64, 8, 16, {"strategies.expert_placement=round-robin"});
+  EXPECT_NEAR(traffic(s, 1024).c_t(), hypergeometric_c_t(64, 16, 8), 0.03);
+}
+
+TEST(CT, MozartPutsPerfectlyCoActivatedGroupsOnOneDevice) {
+  // 8 groups of 8 experts, no co-activation across groups: each token's 4 experts share a group; Mozart's
+  // clusters of 8 recover the groups, so one copy per token serves all its experts.
+  const auto s = moe_scenario(64, 4, 8, {"routing={\"name\": \"coactivation\", \"groups\": 8, \"cross\": 0}",
+                                         "strategies.expert_placement={\"name\": \"mozart\", \"cluster_size\": 8}"});
+  EXPECT_LT(traffic(s, 1024).c_t(), 1.05);
+}
+
+TEST(CT, MozartLowersCTUnderCoActivationAgainstContiguous) {
+  // The documented co-activation model of the Mozart scenarios (groups of 8 experts, cross 0.1) on an
+  // OLMoE-shaped layer (64 experts, top-8, 16 devices): clusters of 4 = one device each.
+  const std::vector<std::string> routing = {"routing={\"name\": \"coactivation\", \"groups\": 8, \"cross\": 0.1}"};
+  auto with = [&](const std::string& placement) {
+    auto extra = routing;
+    extra.push_back("strategies.expert_placement=" + placement);
+    return traffic(moe_scenario(64, 8, 16, extra), 1024).c_t();
+  };
+  EXPECT_LT(with("{\"name\": \"mozart\", \"cluster_size\": 4}"), 0.9 * with("contiguous"));
+}
+
+TEST(CT, PerDeviceCopiesSendOneCopyPerDestination) {
+  const auto s = moe_scenario(64, 8, 8);
+  const auto per_expert = traffic(s, 500, false), per_device = traffic(s, 500, true);
+  double e = 0, d = 0;
+  for (double x : per_expert.copies) e += x;
+  for (double x : per_device.copies) d += x;
+  EXPECT_DOUBLE_EQ(e, 8.0 * 500 * 8);          // k copies per token
+  EXPECT_DOUBLE_EQ(d, per_device.destinations);  // one per distinct destination
+}
+
+TEST(Placement, LoadBalancedBeatsContiguousUnderSkew) {
+  const std::vector<std::string> zipf = {"routing={\"name\": \"zipf\", \"skew\": 1.2}"};
+  auto imbalance = [&](const std::string& placement) {
+    auto extra = zipf;
+    extra.push_back("strategies.expert_placement=" + placement);
+    return traffic(moe_scenario(64, 8, 8, extra), 1024).imbalance();
+  };
+  EXPECT_LT(imbalance("load-balanced"), imbalance("contiguous"));
+  EXPECT_LT(imbalance("load-balanced"), 1.2);
+}
+
+TEST(Placement, ReplicateHotGivesTheHottestExpertsASecondReplica) {
+  strategy::ExpertStats st;
+  st.experts = 8;
+  st.frequency = {100, 1, 1, 1, 1, 1, 1, 50};
+  st.coactivation.assign(64, 0);
+  const auto s = moe_scenario(8, 2, 4, {"strategies.expert_placement={\"name\": \"replicate-hot\", \"extra_slots\": 1}"});
+  const auto p = strategy::make_expert_placement(s)->place(st, 4);
+  EXPECT_EQ(p.hosts[0].size(), 2u);
+  EXPECT_EQ(p.hosts[7].size(), 2u);
+  EXPECT_EQ(p.max_slots(), 3);
+}
+
+TEST(Placement, CapacityDropsWhatAnExpertCannotTake) {
+  // Top-1 onto 2 experts with capacity factor 1: each expert takes at most T/2 of the T tokens.
+  const auto s = moe_scenario(8, 1, 8, {"model.moe.capacity_factor=1", "routing={\"name\": \"zipf\", \"skew\": 3}"});
+  const auto tr = traffic(s, 1000);
+  for (double load : tr.expert_load) EXPECT_LE(load, 8.0 * 1000 / 8 + 1e-9);
+  EXPECT_GT(tr.dropped, 0);
+  EXPECT_DOUBLE_EQ(tr.dropped + std::accumulate(tr.expert_load.begin(), tr.expert_load.end(), 0.0), 8.0 * 1000);
+}
