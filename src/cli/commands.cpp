@@ -14,6 +14,7 @@
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/moe/routing.hpp"
 #include "llmsim/strategy/expert_placement.hpp"
+#include "llmsim/strategy/moe_pipeline.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 
 namespace llmsim::cli {
@@ -89,6 +90,7 @@ int list_command(const std::string& what, std::ostream& out) {
   if (what == "strategies") {
     list_registry<strategy::PipelineSchedule>("pipeline_schedule", out);
     list_registry<strategy::ExpertPlacementStrategy>("expert_placement", out);
+    list_registry<strategy::MoePipeline>("moe_pipeline", out);
     return 0;
   }
   if (what == "routing") {

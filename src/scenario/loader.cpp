@@ -14,6 +14,7 @@
 #include "llmsim/scenario/typed.hpp"
 #include "llmsim/moe/routing.hpp"
 #include "llmsim/strategy/expert_placement.hpp"
+#include "llmsim/strategy/moe_pipeline.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/util/error.hpp"
 
@@ -182,7 +183,9 @@ FieldList scenario_fields(json& raw) {
                                                              "/strategies/pipeline_schedule", "1f1b", "pipeline schedule"),
                     family_field<strategy::ExpertPlacementStrategy>(raw["strategies"], "expert_placement",
                                                                     "/strategies/expert_placement", "contiguous",
-                                                                    "MoE expert placement over the ep ranks")};
+                                                                    "MoE expert placement over the ep ranks"),
+                    family_field<strategy::MoePipeline>(raw["strategies"], "moe_pipeline", "/strategies/moe_pipeline",
+                                                        "vanilla-ep", "MoE dispatch/expert/combine overlap")};
     }
     if (f.key == "routing") {
       if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
@@ -206,6 +209,7 @@ Scenario resolve(json raw, const std::string& source_dir) {
   s.resolved = raw;
   strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
   strategy::make_expert_placement(s);
+  strategy::make_moe_pipeline(s);
   moe::make_routing(s);
   platform::make_topology(s);           // the topology's own cross-field rules
   return s;

@@ -130,6 +130,7 @@ Scenario to_typed(const json& raw) {
 
   s.strategies.pipeline_schedule = choice_of(raw["strategies"]["pipeline_schedule"]);
   s.strategies.expert_placement = choice_of(raw["strategies"]["expert_placement"]);
+  s.strategies.moe_pipeline = choice_of(raw["strategies"]["moe_pipeline"]);
   s.routing = choice_of(raw["routing"]);
 
   s.network.model = raw["network"]["model"];

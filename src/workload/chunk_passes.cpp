@@ -37,6 +37,7 @@ struct Unit {
   Kernels forward;
   bool forward_collective = true, backward_collective = true;
   int forward_exchange = -1, backward_exchange = -1;
+  int repeat = 1;  ///< runs per pass (pipelined MoE chunks); `forward` is one run's work
 };
 
 /// Turns kernel lists into ComputeCosts and segments.
@@ -81,23 +82,49 @@ class Builder {
     seg.compute = add(tp_cost(name, gather_));
     return seg;
   }
-  /// The chain run alone: blocks whose tp collectives block (except the part hidden behind their wgrad), each
-  /// ended by a network exchange or by the chain's end.
+  /// The chain run alone: blocks whose tp collectives block (except the part hidden behind their wgrad), ended
+  /// by network exchanges; a repeated segment becomes one block per run, each waiting for its chunk of the
+  /// exchange before it.
   std::vector<Piece> fuse(const std::string& name, const PassChain& chain) {
     std::vector<Piece> pieces;
     ComputeCost c{name, 0, {}, 0};
-    for (const auto& seg : chain.segments) {
-      for (int i = 0; i < kTimeCategories; ++i) c.by_category[i] += costs_[seg.compute].by_category[i];
-      c.flops += costs_[seg.compute].flops;
+    bool content = false;
+    std::vector<int> waits;  // what the next block waits for
+    int chunk_in = -1;       // exchange queued once per chunk of the next repeated segment
+    auto add_segment = [&](ComputeCost& to, const Segment& seg) {
+      for (int i = 0; i < kTimeCategories; ++i) to.by_category[i] += costs_[seg.compute].by_category[i];
+      to.flops += costs_[seg.compute].flops;
       if (seg.collective >= 0)
-        c.by_category[static_cast<int>(TimeCategory::TpComm)] += costs_[seg.collective].duration - seg.hidden;
-      if (seg.exchange >= 0) {
-        pieces.push_back({add(c), seg.exchange});
-        c = ComputeCost{name, 0, {}, 0};
+        to.by_category[static_cast<int>(TimeCategory::TpComm)] += costs_[seg.collective].duration - seg.hidden;
+    };
+    const auto& segs = chain.segments;
+    for (size_t i = 0; i < segs.size(); ++i) {
+      const Segment& seg = segs[i];
+      if (seg.repeat > 1) {
+        if (content || !waits.empty()) pieces.push_back({add(c), waits, {}});
+        c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear();
+        ComputeCost one{name, 0, {}, 0};
+        add_segment(one, seg);
+        const int block = add(one);
+        for (int r = 0; r < seg.repeat; ++r)
+          pieces.push_back({block, chunk_in >= 0 ? std::vector<int>{chunk_in} : std::vector<int>{},
+                            seg.exchange >= 0 ? std::vector<int>{seg.exchange} : std::vector<int>{}});
+        if (seg.exchange >= 0) waits.assign(seg.repeat, seg.exchange);
+        chunk_in = -1;
+        continue;
       }
+      add_segment(c, seg);
+      content = true;
+      if (seg.exchange < 0) continue;
+      const int times = i + 1 < segs.size() ? segs[i + 1].repeat : 1;
+      pieces.push_back({add(c), waits, std::vector<int>(times, seg.exchange)});
+      c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear();
+      if (times > 1)
+        chunk_in = seg.exchange;
+      else
+        waits = {seg.exchange};
     }
-    const bool rest = c.flops > 0 || std::any_of(c.by_category.begin(), c.by_category.end(), [](double x) { return x > 0; });
-    if (pieces.empty() || rest) pieces.push_back({add(c), -1});
+    if (content || !waits.empty() || pieces.empty()) pieces.push_back({add(c), waits, {}});
     return pieces;
   }
 
@@ -125,46 +152,53 @@ struct LayerSegments {
   std::vector<Segment> forward, input, weight, backward;
 };
 
-Segment with_exchange(Segment seg, int exchange) {
+Segment with_exchange(Segment seg, int exchange, int repeat = 1) {
   seg.exchange = exchange;
+  seg.repeat = repeat;
   return seg;
 }
 
 LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const std::string& recompute) {
   LayerSegments out;
   for (const auto& u : units)
-    out.forward.push_back(with_exchange(b.segment("F " + u.name, u.forward, u.forward_collective), u.forward_exchange));
+    out.forward.push_back(
+        with_exchange(b.segment("F " + u.name, u.forward, u.forward_collective), u.forward_exchange, u.repeat));
   if (recompute == "full")  // the layer's forward replayed, collectives and exchanges included, before its backward
     for (const auto& u : units) {
-      out.input.push_back(
-          with_exchange(b.segment("B recompute " + u.name, u.forward, u.forward_collective), u.forward_exchange));
+      out.input.push_back(with_exchange(b.segment("B recompute " + u.name, u.forward, u.forward_collective),
+                                        u.forward_exchange, u.repeat));
       out.backward.push_back(out.input.back());
     }
   const std::string partial = recompute == "selective" ? "selective" : "none";
   for (auto u = units.rbegin(); u != units.rend(); ++u) {
     const Kernels dgrad = concat(model::recomputed(u->forward, partial), model::backward_input(u->forward));
     const Kernels wgrad = model::backward_weight(u->forward);
-    out.input.push_back(with_exchange(b.segment("B " + u->name, dgrad, u->backward_collective), u->backward_exchange));
-    if (!wgrad.empty()) out.weight.push_back(b.segment("W " + u->name, wgrad, false));
+    out.input.push_back(
+        with_exchange(b.segment("B " + u->name, dgrad, u->backward_collective), u->backward_exchange, u->repeat));
+    if (!wgrad.empty()) out.weight.push_back(with_exchange(b.segment("W " + u->name, wgrad, false), -1, u->repeat));
     out.backward.push_back(with_exchange(
         b.segment("B " + u->name, concat(dgrad, wgrad), u->backward_collective, column_parallel(u->forward)),
-        u->backward_exchange));
+        u->backward_exchange, u->repeat));
   }
   return out;
 }
 
 /// Units of MoE layer `index` on expert-parallel rank `rank`: attention, pre (norm, router, shared experts,
-/// permutation) -> dispatch, the rank's experts on their routed tokens -> tp all-reduce, combine.
+/// permutation) -> dispatch, the rank's experts on their routed tokens -> tp all-reduce -> combine; an empty
+/// last unit whose backward starts with the combine-gradient exchange.
 std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe, const Kernels& attention,
-                            const MoePlan& plan, int index, int rank) {
-  Kernels experts;
-  for (double n : plan.traffic[index].slot_tokens[rank]) experts = concat(experts, model::expert_forward(x, moe, n));
-  experts = concat(experts, model::moe_post_forward(x, moe));
+                            const MoePlan& plan, int index, int rank, int chunks) {
+  Kernels experts;  // one chunk's work: 1/chunks of every expert's tokens
+  for (double n : plan.traffic[index].slot_tokens[rank])
+    experts = concat(experts, model::expert_forward(x, moe, n / chunks));
+  model::LayerShape part = x;
+  part.s /= chunks;
+  experts = concat(experts, model::moe_post_forward(part, moe));
   auto key = [&](Exchange e) { return moe_exchange_key(index, e); };
   return {{"attention", attention},
           {"moe pre", model::moe_pre_forward(x, moe), false, true, key(Exchange::Dispatch), -1},
-          {"experts", experts, true, true, -1, key(Exchange::DispatchGrad)},
-          {"combine", {}, false, false, key(Exchange::Combine), key(Exchange::CombineGrad)}};
+          {"experts", experts, true, true, key(Exchange::Combine), key(Exchange::DispatchGrad), chunks},
+          {"combine grad", {}, false, false, -1, key(Exchange::CombineGrad)}};
 }
 
 void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.insert(to.end(), from.begin(), from.end()); }
@@ -173,7 +207,7 @@ void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.ins
 
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
                                             const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
-                                            const MoePlan* moe, int ep_rank) {
+                                            const MoePlan* moe, int ep_rank, int moe_chunks) {
   Builder b(s, cm, costs);
   const auto x = model::LayerShape::from(s);
   const std::string& rc = s.training.recompute;
@@ -198,7 +232,8 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
   std::vector<LayerSegments> moe_layers;
   if (moe)
     for (size_t i = 0; i < moe->traffic.size(); ++i)
-      moe_layers.push_back(layer_segments(b, moe_units(x, s.model.moe, attention, *moe, static_cast<int>(i), ep_rank), rc));
+      moe_layers.push_back(
+          layer_segments(b, moe_units(x, s.model.moe, attention, *moe, static_cast<int>(i), ep_rank, moe_chunks), rc));
   int first_layer = 0;  // model layer index of the chunk's first layer
   auto layer_at = [&](int j, int l) -> const LayerSegments& {
     const int global = first_layer + l;

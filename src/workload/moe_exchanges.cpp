@@ -5,12 +5,12 @@
 namespace llmsim::workload {
 
 MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan, const std::vector<int>& stage_of_layer,
-                               const std::function<int(int stage, int replica)>& worker_of, Workload& w) {
+                               const std::function<int(int stage, int replica)>& worker_of, int chunks, Workload& w) {
   MoeExchanges out;
   const int ep = out.ep = s.parallelism.ep, groups = s.parallelism.dp / ep, pp = s.parallelism.pp;
   const int keys = static_cast<int>(plan.traffic.size()) * 4;
   out.spec.assign(pp, std::vector<std::vector<int>>(groups, std::vector<int>(keys, -1)));
-  const double vector_bytes = s.model.hidden * model::LayerShape::from(s).bytes_per_element / s.parallelism.tp;
+  const double vector_bytes = s.model.hidden * model::LayerShape::from(s).bytes_per_element / s.parallelism.tp / chunks;
   const char* names[] = {"ep dispatch", "ep combine", "ep combine grad", "ep dispatch grad"};
   for (int layer = 0; layer < s.model.layers; ++layer) {
     const int index = plan.moe_index[layer];

@@ -73,14 +73,12 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
   wait(1);
 }
 
-/// A pass alone: its fused blocks, each followed by its exchange.
+/// A pass alone: its fused blocks, each after the exchanges it waits for and before those it queues.
 void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring& wiring) {
   for (const auto& piece : r.chain->fused) {
-    ops.push_back({Op::Kind::Compute, r.pass, r.micro_batch, r.chunk, piece.compute, 0});
-    if (piece.exchange < 0) continue;
-    const int spec = wiring.exchange_spec(piece.exchange);
-    ops.push_back({Op::Kind::CollStart, r.pass, r.micro_batch, r.chunk, spec, 0});
-    ops.push_back({Op::Kind::CollWait, r.pass, r.micro_batch, r.chunk, spec, 0});
+    for (int key : piece.waits) ops.push_back({Op::Kind::CollWait, r.pass, r.micro_batch, r.chunk, wiring.exchange_spec(key), 0});
+    if (piece.compute >= 0) ops.push_back({Op::Kind::Compute, r.pass, r.micro_batch, r.chunk, piece.compute, 0});
+    for (int key : piece.starts) ops.push_back({Op::Kind::CollStart, r.pass, r.micro_batch, r.chunk, wiring.exchange_spec(key), 0});
   }
 }
 

@@ -7,6 +7,7 @@
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/model/moe.hpp"
+#include "llmsim/strategy/moe_pipeline.hpp"
 #include "llmsim/workload/chunk_passes.hpp"
 #include "llmsim/workload/moe_exchanges.hpp"
 #include "llmsim/workload/pipeline_ops.hpp"
@@ -81,10 +82,11 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   // collectives), weight-gradient backward (W) and the whole backward (B + W) for schedules that do not split it;
   // with MoE layers, as seen by each expert-parallel rank (its experts' tokens differ).
   plan.moe = plan_moe(s);
-  const int ep = par.ep;
+  const int ep = par.ep, moe_chunks = strategy::make_moe_pipeline(s)->chunks();
   std::vector<std::vector<ChunkPasses>> passes;
   for (int r = 0; r < ep; ++r)
-    passes.push_back(build_chunk_passes(s, cm, layers_of, w.costs, plan.moe.empty() ? nullptr : &plan.moe, r));
+    passes.push_back(build_chunk_passes(s, cm, layers_of, w.costs, plan.moe.empty() ? nullptr : &plan.moe, r,
+                                        moe_chunks));
   double fwd_flops_job = 0, hw_flops_job = 0;  // per micro-batch, tp rank and data-parallel group of ep replicas
   auto flops_of = [&](const PassChain& chain) {
     double f = 0;
@@ -154,7 +156,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     w.groups.push_back(g);
   }
 
-  const MoeExchanges exchanges = add_moe_exchanges(s, plan.moe, stage_of_layer, worker_of, w);
+  const MoeExchanges exchanges = add_moe_exchanges(s, plan.moe, stage_of_layer, worker_of, moe_chunks, w);
 
   // Tied embeddings with pp > 1: the first and last stage of each replica all-reduce the embedding gradient
   // after the pipeline (Megatron's _allreduce_embedding_grads).

@@ -10,6 +10,7 @@
 #include "llmsim/model/moe.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/workload/chunk_passes.hpp"
 #include "llmsim/workload/training.hpp"
 
 using namespace llmsim;
@@ -88,4 +89,38 @@ TEST(MoeErrors, MalformedCoactivationFile) {
 TEST(MoeErrors, MissingCoactivationFile) {
   const auto e = load_error({"routing={\"name\": \"coactivation\", \"file\": \"no-such-file.json\"}"});
   EXPECT_EQ(e.path(), "/routing/file");
+}
+
+TEST(MoePipeline, TutelQueuesEveryDispatchChunkThenPipelinesExpertsAndCombines) {
+  // Forward of an OLMoE layer with R = 2: [attention, pre] then dispatch x2 queued; per chunk: wait its
+  // dispatch, the chunk's experts, queue its combine; the next block waits for both combines.
+  const auto s = test::shipped("scenarios/moe/olmoe-ep8-a100.json", {"cluster.nodes=1", "training.global_batch=16",
+                                                                     "strategies.moe_pipeline={\"name\": \"tutel\", \"chunks\": 2}"});
+  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const auto plan = workload::plan_moe(s);
+  std::vector<workload::ComputeCost> costs;
+  const auto passes = workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0, 2);
+  const auto& f = passes[0].forward.fused;
+  const int dispatch = workload::moe_exchange_key(0, workload::Exchange::Dispatch),
+            combine = workload::moe_exchange_key(0, workload::Exchange::Combine);
+  ASSERT_GE(f.size(), 4u);
+  EXPECT_EQ(f[0].starts, (std::vector<int>{dispatch, dispatch}));
+  for (int c : {1, 2}) {
+    EXPECT_EQ(f[c].waits, (std::vector<int>{dispatch}));
+    EXPECT_EQ(f[c].starts, (std::vector<int>{combine}));
+    EXPECT_EQ(f[c].compute, f[1].compute);  // the same chunk of work twice
+  }
+  EXPECT_EQ(f[3].waits, (std::vector<int>{combine, combine}));
+  // Each expert GEMM of a chunk sees half the tokens: the chunk's FLOPs are half of all experts' FLOPs.
+  const auto x = model::LayerShape::from(s);
+  double all = 0;
+  for (double n : plan.traffic[0].slot_tokens[0]) all += model::total_flops(model::expert_forward(x, s.model.moe, n));
+  EXPECT_NEAR(costs[f[1].compute].flops, all / 2, 1e-6 * all);
+}
+
+TEST(MoePipeline, TutelWithBraidedScheduleIsAnError) {
+  EXPECT_THROW(test::shipped("scenarios/moe/olmoe-ep8-a100.json",
+                             {"strategies.pipeline_schedule=stp", "parallelism.pp=2", "parallelism.ep=4",
+                              "strategies.moe_pipeline={\"name\": \"tutel\", \"chunks\": 2}"}),
+               ScenarioError);
 }

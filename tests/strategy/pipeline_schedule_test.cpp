@@ -48,7 +48,7 @@ double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, 
     workload::PassChain c;
     const int unit = cost(name, pass_time / v / units);
     c.segments.assign(units, {unit, with_collective ? coll : -1, 0});
-    c.fused = {{cost(name, pass_time / v + (with_collective ? units * ar : 0)), -1}};
+    c.fused = {{cost(name, pass_time / v + (with_collective ? units * ar : 0)), {}, {}}};
     return c;
   };
   const workload::ChunkPasses passes{chain("F", tf, true), chain("B", tb - tw, true), chain("W", tw, false),

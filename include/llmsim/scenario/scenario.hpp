@@ -109,6 +109,7 @@ struct Training {
 struct Strategies {
   StrategyChoice pipeline_schedule;
   StrategyChoice expert_placement;  ///< MoE: which expert-parallel rank hosts which experts
+  StrategyChoice moe_pipeline;      ///< MoE: how dispatch, experts and combine overlap
 };
 
 struct Network {

@@ -44,17 +44,21 @@ struct Segment {
   /// MoE all-to-all after the segment (and after its tp collective): a key (moe_exchange_key) the workload maps
   /// to a network collective of the expert-parallel group; -1 when none.
   int exchange = -1;
+  /// A pipelined MoE part (strategies.moe_pipeline): the segment runs `repeat` times, once per chunk of the
+  /// tokens; the exchange before it is queued `repeat` times and each run waits for its own chunk.
+  int repeat = 1;
 };
 
-/// A block of the chain run alone, then the network exchange that ends it (-1: none, the chain's end).
+/// A block of the chain run alone: wait for the exchanges `waits` (keys, one instance each, in order), compute
+/// (-1: nothing), then queue the exchanges `starts`.
 struct Piece {
   int compute = -1;
-  int exchange = -1;
+  std::vector<int> waits, starts;
 };
 
 struct PassChain {
   std::vector<Segment> segments;  ///< in execution order
-  std::vector<Piece> fused;       ///< the chain run alone: one block per stretch between network exchanges
+  std::vector<Piece> fused;       ///< the chain run alone: blocks between network exchanges
 };
 
 /// The four all-to-alls of MoE layer number `moe_layer` (0-based among the model's MoE layers).
@@ -69,9 +73,10 @@ struct ChunkPasses {
 /// embedding, the last chunk the head), appending their ComputeCosts to `costs`. With a MoE plan, its MoE
 /// layers run as seen by expert-parallel rank `ep_rank`: attention -> AR; [norm, router, shared experts,
 /// permutation] -> dispatch; [the rank's experts on their tokens, un-permutation] -> AR; combine; the backward
-/// mirrors it (combine-gradient exchange, experts' dgrad -> AR -> dispatch-gradient exchange, ...).
+/// mirrors it (combine-gradient exchange, experts' dgrad -> AR -> dispatch-gradient exchange, ...). With
+/// moe_chunks = R > 1 the experts' segments are one chunk's work (1/R of each expert's tokens) repeated R times.
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
                                             const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
-                                            const MoePlan* moe = nullptr, int ep_rank = 0);
+                                            const MoePlan* moe = nullptr, int ep_rank = 0, int moe_chunks = 1);
 
 }  // namespace llmsim::workload

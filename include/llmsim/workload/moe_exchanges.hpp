@@ -24,8 +24,9 @@ struct MoeExchanges {
 };
 
 /// Adds the groups and specs of every MoE layer's exchanges to `w`. `stage_of_layer[l]` is the stage holding
-/// model layer l, `worker_of(stage, replica)` the worker index.
+/// model layer l, `worker_of(stage, replica)` the worker index; with `chunks` > 1 (a pipelined MoE layer) each
+/// exchange carries 1/chunks of the bytes and runs once per chunk.
 MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan, const std::vector<int>& stage_of_layer,
-                               const std::function<int(int stage, int replica)>& worker_of, Workload& w);
+                               const std::function<int(int stage, int replica)>& worker_of, int chunks, Workload& w);
 
 }  // namespace llmsim::workload
