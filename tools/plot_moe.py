@@ -28,6 +28,8 @@ def main():
     ap.add_argument("--out", default="moe.png")
     args = ap.parse_args()
 
+    if not os.path.exists(os.path.join(args.run, "moe_load.csv")):
+        raise SystemExit(f"{args.run}: no moe_load.csv (is it the output of a MoE model run?)")
     load = read(os.path.join(args.run, "moe_load.csv"), args.layer)
     traffic = read(os.path.join(args.run, "moe_traffic.csv"), args.layer)
     if not load:

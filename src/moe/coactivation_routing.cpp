@@ -4,6 +4,8 @@
 // {"frequency": [E numbers >= 0], "coactivation": [[E x E numbers >= 0]]} (the same for every MoE layer) or
 // from the synthetic block model: experts fall into `groups` equal groups after a per-layer random
 // permutation, C = 1 inside a group and `cross` between groups, f ~ 1/rank^skew over another permutation.
+// File values are scaled to a largest entry of 1 (only ratios matter); an all-zero C means no co-activation.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -51,6 +53,12 @@ CoactivationTable read_table(const std::string& file, int experts) {
   for (int i = 0; i < experts; ++i) {
     const auto row = numbers(j["coactivation"][i], "\"coactivation\" row " + std::to_string(i));
     t.coactivation.insert(t.coactivation.end(), row.begin(), row.end());
+  }
+  // Only ratios matter: scale both to a largest entry of 1 so that sums cannot overflow.
+  for (auto* v : {&t.frequency, &t.coactivation}) {
+    const double top = *std::max_element(v->begin(), v->end());
+    if (top > 0)
+      for (double& x : *v) x /= top;
   }
   return t;
 }

@@ -44,7 +44,7 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
   out["hardware"] = s.hardware.name;
   out["model"] = s.model.name;
   out["parallelism"] = {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
-                        {"cp", s.parallelism.cp}, {"virtual_stages", plan.virtual_stages},
+                        {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
                         {"micro_batches", plan.micro_batches},
                         {"pipeline_schedule", s.strategies.pipeline_schedule.name}};
 
@@ -124,7 +124,9 @@ std::string summary_table(const json& s) {
   row("model / hardware", s["model"].get<std::string>() + " on " + std::to_string(s["gpus"].get<int>()) + " x " +
                               s["hardware"].get<std::string>());
   row("parallelism", "tp " + std::to_string(p["tp"].get<int>()) + ", pp " + std::to_string(p["pp"].get<int>()) +
-                         ", dp " + std::to_string(p["dp"].get<int>()) + ", " + p["pipeline_schedule"].get<std::string>() +
+                         ", dp " + std::to_string(p["dp"].get<int>()) +
+                         (s.contains("moe") ? ", ep " + std::to_string(p["ep"].get<int>()) : std::string()) + ", " +
+                         p["pipeline_schedule"].get<std::string>() +
                          " (v=" + std::to_string(p["virtual_stages"].get<int>()) + ", m=" +
                          std::to_string(p["micro_batches"].get<int>()) + ")");
   row("status", s["status"].get<std::string>());

@@ -13,14 +13,20 @@ std::vector<bool> traced_workers(const workload::Workload& w, int max_gpus) {
 }
 
 namespace {
+/// An event whose `ref` is a CollectiveSpec (a data-parallel, expert-parallel or pipeline collective), not a cost.
+bool is_collective(const TraceEvent& e) {
+  using workload::TimeCategory;
+  return e.category == TimeCategory::DpComm || e.category == TimeCategory::EpComm ||
+         (e.category == TimeCategory::PpComm && e.micro_batch < 0);
+}
+
 std::string event_name(const workload::Workload& w, const TraceEvent& e) {
   using workload::Pass;
   using workload::TimeCategory;
   const std::string mb = e.micro_batch >= 0 ? " mb" + std::to_string(e.micro_batch) + " chunk" + std::to_string(e.chunk) : "";
   if (e.category == TimeCategory::PpComm && e.stream == 1) return (e.pass == Pass::Forward ? "send act" : "send grad") + mb;
   if (e.category == TimeCategory::PpComm && e.micro_batch >= 0) return (e.pass == Pass::Forward ? "recv act" : "recv grad") + mb;
-  if (e.category == TimeCategory::DpComm || (e.category == TimeCategory::PpComm && e.micro_batch < 0))
-    return w.collectives[e.ref].name + (e.stream == 0 ? " (wait)" : "");
+  if (is_collective(e)) return w.collectives[e.ref].name + (e.stream == 0 ? " (wait)" : "");
   return w.costs[e.ref].name + mb;
 }
 }  // namespace
@@ -46,7 +52,7 @@ void write_trace(std::ostream& out, const workload::Workload& w, const Recorder&
   for (const auto& e : rec.events()) {
     const auto& wk = w.workers[e.worker];
     json args = json::object();
-    if (e.stream == 0 && e.category != workload::TimeCategory::PpComm && e.category != workload::TimeCategory::DpComm) {
+    if (e.stream == 0 && e.category != workload::TimeCategory::PpComm && !is_collective(e)) {
       const auto& cost = w.costs[e.ref];
       for (int c = 0; c < workload::kTimeCategories; ++c)
         if (cost.by_category[c] > 0)

@@ -67,6 +67,10 @@ json read_json_file(const std::string& file) {
     what = what.substr(what.find(": ") == std::string::npos ? 0 : what.find(": ") + 2);
     throw ScenarioError(file, "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
                                   ": " + what);
+  } catch (const json::exception& e) {  // e.g. a number beyond the range of a double
+    std::string what = e.what();
+    what = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
+    throw ScenarioError(file, "unreadable JSON: " + what);
   }
 }
 

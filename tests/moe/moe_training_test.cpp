@@ -86,6 +86,12 @@ TEST(MoeErrors, MalformedCoactivationFile) {
   EXPECT_NE(std::string(e.what()).find("must be an array of 64 numbers"), std::string::npos) << e.what();
 }
 
+TEST(MoeErrors, NumberOverflowInCoactivationFile) {
+  const auto e = load_error({"routing={\"name\": \"coactivation\", \"file\": \"../../tests/moe/data/overflow-coactivation.json\"}"});
+  EXPECT_EQ(e.path(), "/routing/file");
+  EXPECT_NE(std::string(e.what()).find("number overflow"), std::string::npos) << e.what();
+}
+
 TEST(MoeErrors, MissingCoactivationFile) {
   const auto e = load_error({"routing={\"name\": \"coactivation\", \"file\": \"no-such-file.json\"}"});
   EXPECT_EQ(e.path(), "/routing/file");

@@ -144,3 +144,14 @@ TEST(Placement, CapacityDropsWhatAnExpertCannotTake) {
   EXPECT_GT(tr.dropped, 0);
   EXPECT_DOUBLE_EQ(tr.dropped + std::accumulate(tr.expert_load.begin(), tr.expert_load.end(), 0.0), 8.0 * 1000);
 }
+
+TEST(Routing, CoactivationFilesCountOnlyRatios) {
+  // The same block structure once with entries near the largest double and once scaled to 1: identical draws
+  // (the values are scaled to a largest entry of 1, so sums cannot overflow).
+  auto draw = [](const std::string& file) {
+    const auto s = moe_scenario(64, 8, 8, {"routing={\"name\": \"coactivation\", \"file\": \"../tests/moe/data/" + file + "\"}"});
+    auto rng = moe::routing_rng(s.seed, 0, 0, 0);
+    return moe::make_routing(s)->route(0, 300, rng).experts;
+  };
+  EXPECT_EQ(draw("huge-coactivation.json"), draw("unit-coactivation.json"));
+}
