@@ -12,7 +12,25 @@ double layer_activation_bytes(const scenario::Scenario& s, const std::string& re
   return sbh * (base + (recompute == "selective" ? 0 : attention));
 }
 
-MemoryBreakdown stage_memory(const scenario::Scenario& s, double params, int layers_per_chunk, int max_in_flight) {
+double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
+  const double dense = layer_activation_bytes(s, recompute);
+  if (recompute == "full") return dense;  // only the layer input is kept
+  const auto& moe = s.model.moe;
+  const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden, t = s.parallelism.tp;
+  const double input = s.parallelism.sequence_parallel ? 2 * sbh / t : 2 * sbh;  // one copy of the MLP input
+  const double ffn = 16 * sbh / t;                                                // two b*s*4h intermediates
+  const double experts = double(moe.top_k + moe.shared_experts) * moe.expert_ffn_hidden / (4.0 * s.model.hidden);
+  return dense - input - ffn + moe.top_k * input + ffn * experts;
+}
+
+double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers, const std::string& recompute) {
+  double bytes = 0;
+  for (int l = first; l < first + layers; ++l)
+    bytes += s.model.moe.is_moe_layer(l) ? moe_layer_activation_bytes(s, recompute) : layer_activation_bytes(s, recompute);
+  return bytes;
+}
+
+MemoryBreakdown stage_memory(const scenario::Scenario& s, double params, double set_bytes, int max_in_flight) {
   const auto& prec = s.training.precision;
   const double e = prec == "fp32" || prec == "tf32" ? 4 : (prec == "fp8" ? 1 : 2);
   MemoryBreakdown m;
@@ -22,7 +40,7 @@ MemoryBreakdown stage_memory(const scenario::Scenario& s, double params, int lay
   m.gradients = params * (prec == "bf16" ? 4 : e) / (z >= 2 ? dp : 1);
   m.optimizer = params * 12 / (z >= 1 ? dp : 1);
   const auto& rc = s.training.recompute;
-  m.activations = layer_activation_bytes(s, rc) * layers_per_chunk * max_in_flight;
+  m.activations = set_bytes * max_in_flight;
   if (rc == "full") m.activations += layer_activation_bytes(s, "none");
   return m;
 }

@@ -66,6 +66,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   const int pp = par.pp, dp = par.dp, t = par.tp, v = schedule.chunks_per_stage();
   const int chunks = pp * v;
   const std::vector<int> layers_of = strategy::chunk_layers(s, schedule);
+  std::vector<int> first_layer_of(chunks, 0);  // model layer index of each chunk's first layer
+  for (int j = 1; j < chunks; ++j) first_layer_of[j] = first_layer_of[j - 1] + layers_of[j - 1];
   const auto shape = model::LayerShape::from(s);
   const double act_bytes = model::tp_activation_bytes(shape);
   const bool gathers = tr.scatter_gather_p2p && t > 1;
@@ -103,7 +105,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   for (int j = 0; j < chunks; ++j) {
     ComputeCost copy{"activation copy", 0, {}, 0};
     copy.duration = copy.by_category[static_cast<int>(TimeCategory::Offload)] =
-        layers_of[j] * layer_activation_bytes(s, tr.recompute) / s.hardware.host_link_bandwidth;
+        chunk_activation_bytes(s, first_layer_of[j], layers_of[j], tr.recompute) / s.hardware.host_link_bandwidth;
     offload_cost[j] = static_cast<int>(w.costs.size());
     w.costs.push_back(copy);
   }
@@ -113,11 +115,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   plan.hardware_flops = hw_flops_job * replicas;
 
   const std::vector<int> owner = chunk_owners(schedule, pp);
-  std::vector<int> stage_of_layer, first_layer_of(chunks, 0);
-  for (int j = 0; j < chunks; ++j) {
-    first_layer_of[j] = static_cast<int>(stage_of_layer.size());
-    stage_of_layer.insert(stage_of_layer.end(), layers_of[j], owner[j]);
-  }
+  std::vector<int> stage_of_layer;
+  for (int j = 0; j < chunks; ++j) stage_of_layer.insert(stage_of_layer.end(), layers_of[j], owner[j]);
 
   // Workers: one per (stage, dp replica), Megatron rank order tp -> dp -> pp.
   auto worker_of = [&](int stage, int replica) { return stage * dp + replica; };
@@ -175,7 +174,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   for (int stage = 0; stage < pp; ++stage) {
     StagePlan sp;
     sp.stage = stage;
-    int widest = 0;  // chunks of one stage hold equal layers (chunk_layers)
+    double set_bytes = 0;  // activations of the stage's largest (micro-batch, chunk) set
     std::vector<double> local_params(v);
     std::vector<ChunkParams> parts(v);
     for (int c = 0; c < v; ++c) {
@@ -183,12 +182,12 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
       parts[c] = chunk_params(s, j, chunks, first_layer_of[j], layers_of[j]);
       local_params[c] = parts[c].total();
       sp.layers += layers_of[j];
-      widest = std::max(widest, layers_of[j]);
+      set_bytes = std::max(set_bytes, chunk_activation_bytes(s, first_layer_of[j], layers_of[j], tr.recompute));
       sp.params += local_params[c];
     }
     const auto order = schedule.stage_order({pp, stage, m});
     sp.max_in_flight = strategy::max_in_flight(order, schedule.offloaded_chunk());
-    sp.memory = stage_memory(s, sp.params, widest, sp.max_in_flight);
+    sp.memory = stage_memory(s, sp.params, set_bytes, sp.max_in_flight);
     plan.stages.push_back(sp);
 
     ComputeCost opt{"optimizer", 0, {}, 0};

@@ -14,7 +14,7 @@ double zero_total(int stage) {
                                {"cluster.nodes=8", "parallelism.tp=1", "parallelism.pp=1", "training.precision=fp16",
                                 "training.recompute=none", "strategies.pipeline_schedule=1f1b",
                                 "training.zero_stage=" + std::to_string(stage)});
-  return workload::stage_memory(s, 7.5e9, 1, 0).total();
+  return workload::stage_memory(s, 7.5e9, 0, 0).total();
 }
 }  // namespace
 
@@ -37,4 +37,17 @@ TEST(MemoryModel, ActivationsPerLayerOfGpt3_175bMatchKorthikantiTable2) {
                                                            "training.seq_len=2048", "parallelism.sequence_parallel=true"});
   EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(sp, "selective"), sbh * 34 / 8);
   EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(sp, "none"), sbh * (34.0 / 8 + 5.0 * 96 * 2048 / (12288 * 8)));
+}
+
+TEST(MemoryModel, MoeLayerActivationsFollowTheRoutedTokens) {
+  // Mixtral's shape (h 4096, top-2, f_e 14336 = 3.5h), s = 4096, b = 1, tp 2, selective recomputation:
+  // dense sbh(10 + 24/2) = 22 sbh; the MoE layer trades the MLP input (2) and its 16/2 = 8 of intermediates for
+  // 2 copies (4) and 8 * 2 * 14336/16384 = 14 of expert intermediates: 22 - 2 - 8 + 4 + 14 = 30 sbh.
+  const auto s = test::shipped("scenarios/default.json", {"model=mixtral-8x7b", "training.seq_len=4096",
+                                                          "training.recompute=selective", "strategies.pipeline_schedule=1f1b"});
+  const double sbh = 4096.0 * 4096;
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(s, "selective"), 22 * sbh);
+  EXPECT_DOUBLE_EQ(workload::moe_layer_activation_bytes(s, "selective"), 30 * sbh);
+  EXPECT_DOUBLE_EQ(workload::moe_layer_activation_bytes(s, "full"), 2 * sbh);
+  EXPECT_DOUBLE_EQ(workload::chunk_activation_bytes(s, 0, 3, "selective"), 90 * sbh);
 }

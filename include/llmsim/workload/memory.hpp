@@ -10,6 +10,9 @@
 //     full:      2*s*b*h (the layer input only)       with SP: 2*s*b*h/t
 //   times layers per chunk times the schedule's in-flight (micro-batch, chunk) sets; with full
 //   recomputation one layer's full activations are live while it is recomputed.
+//   A MoE layer (not fully recomputed) replaces the MLP's 2sbh input (sbh/t with SP) and its 16sbh/t of FFN
+//   intermediates (two b*s*4h tensors) by the k permuted token copies, 2k*sbh (2k*sbh/t with SP), and the
+//   intermediates of the tokens' experts, 16sbh/t * (k + shared) * f_e / (4h).
 #include "llmsim/scenario/scenario.hpp"
 
 namespace llmsim::workload {
@@ -21,8 +24,12 @@ struct MemoryBreakdown {
 
 /// Activation bytes of one layer for one micro-batch on one tp rank (Korthikanti et al. 2022 Table 2).
 double layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute);
+/// The same for a MoE layer (see above).
+double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute);
+/// Activation bytes of one micro-batch of model layers [first, first + layers) (dense or MoE).
+double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers, const std::string& recompute);
 
-MemoryBreakdown stage_memory(const scenario::Scenario& s, double params_per_gpu, int layers_per_chunk,
-                             int max_in_flight);
+/// `set_bytes`: activation bytes of one (micro-batch, chunk) set (chunk_activation_bytes of the largest chunk).
+MemoryBreakdown stage_memory(const scenario::Scenario& s, double params_per_gpu, double set_bytes, int max_in_flight);
 
 }  // namespace llmsim::workload
