@@ -124,16 +124,27 @@ TEST(Placement, LoadBalancedBeatsContiguousUnderSkew) {
   EXPECT_LT(imbalance("load-balanced"), 1.2);
 }
 
-TEST(Placement, ReplicateHotGivesTheHottestExpertsASecondReplica) {
+TEST(Placement, ReplicateHotReplicatesByLoadPerReplica) {
+  // 8 experts on 4 devices (2 each + 1 extra slot = 4 extra replicas), frequencies 100, 1 x 6, 50. Extra
+  // replicas go to the highest frequency/replicas: e0 (100) -> 2, e0 (50, tie with e7, first wins) -> 3,
+  // e7 (50) -> 2, e0 (33.3) -> 4: e0 on every device, e7 on two; every device uses its 3 slots.
   strategy::ExpertStats st;
   st.experts = 8;
   st.frequency = {100, 1, 1, 1, 1, 1, 1, 50};
   st.coactivation.assign(64, 0);
   const auto s = moe_scenario(8, 2, 4, {"strategies.expert_placement={\"name\": \"replicate-hot\", \"extra_slots\": 1}"});
   const auto p = strategy::make_expert_placement(s)->place(st, 4);
-  EXPECT_EQ(p.hosts[0].size(), 2u);
+  EXPECT_EQ(p.hosts[0].size(), 4u);
   EXPECT_EQ(p.hosts[7].size(), 2u);
-  EXPECT_EQ(p.max_slots(), 3);
+  for (int d = 0; d < 4; ++d) EXPECT_EQ(p.experts_on(d).size(), 3u) << "device " << d;
+}
+
+TEST(Placement, ReplicateHotBalancesBetterThanLoadBalancedUnderSkew) {
+  auto imbalance = [&](const std::string& placement) {
+    return traffic(moe_scenario(64, 8, 8, {"routing={\"name\": \"zipf\", \"skew\": 1.2}",
+                                           "strategies.expert_placement=" + placement}), 1024).imbalance();
+  };
+  EXPECT_LT(imbalance("{\"name\": \"replicate-hot\", \"extra_slots\": 1}"), imbalance("load-balanced"));
 }
 
 TEST(Placement, CapacityDropsWhatAnExpertCannotTake) {

@@ -1,6 +1,8 @@
-// replicate-hot: load-balanced placement, then the hottest experts get one extra replica each, as long as
-// devices have free extra slots (extra_slots per device), each on the device with the least load at that point;
-// an expert's load is shared evenly by its replicas (DeepSeek-V3's redundant experts / EPLB idea).
+// replicate-hot (DeepSeek-V3's redundant experts, the EPLB idea): each device has `extra_slots` slots beyond its
+// experts/devices. The extra replicas go one at a time to the expert with the highest load per replica
+// (frequency / replicas); then all replicas, each carrying frequency / replicas, are packed greedily —
+// heaviest first onto the least-loaded device with a free slot that does not already hold that expert. A token
+// uses a replica on its own device if there is one, else the replicas take turns (moe/traffic.hpp).
 #include <algorithm>
 #include <numeric>
 
@@ -13,33 +15,37 @@ class ReplicateHot final : public ExpertPlacementStrategy {
  public:
   explicit ReplicateHot(int extra) : extra_(extra) {}
   ExpertPlacement place(const ExpertStats& st, int devices) const override {
-    const int E = st.experts;
-    const auto device = greedy_balance(st.frequency, devices, E / devices);
+    const int E = st.experts, slots = E / devices + extra_;
+    std::vector<int> replicas(E, 1);
+    for (int r = 0; r < devices * extra_ && r < E * (devices - 1); ++r) {
+      int best = -1;
+      for (int e = 0; e < E; ++e)
+        if (replicas[e] < devices && (best < 0 || st.frequency[e] / replicas[e] > st.frequency[best] / replicas[best])) best = e;
+      ++replicas[best];
+    }
+    struct Item {
+      int expert;
+      double load;
+    };
+    std::vector<Item> items;
+    for (int e = 0; e < E; ++e)
+      for (int r = 0; r < replicas[e]; ++r) items.push_back({e, st.frequency[e] / replicas[e]});
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.load > b.load; });
     ExpertPlacement p;
     p.devices = devices;
     p.hosts.resize(E);
-    for (int e = 0; e < E; ++e) p.hosts[e] = {device[e]};
-    std::vector<int> order(E);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return st.frequency[a] > st.frequency[b]; });
-    std::vector<int> free(devices, extra_);
-    auto load_of = [&](int d) {
-      double l = 0;
-      for (int e = 0; e < E; ++e)
-        if (std::find(p.hosts[e].begin(), p.hosts[e].end(), d) != p.hosts[e].end()) l += st.frequency[e] / p.hosts[e].size();
-      return l;
-    };
-    for (int e : order) {
+    std::vector<double> load(devices, 0);
+    std::vector<int> used(devices, 0);
+    for (const auto& item : items) {
       int best = -1;
-      double best_load = 0;
       for (int d = 0; d < devices; ++d) {
-        if (free[d] == 0 || std::find(p.hosts[e].begin(), p.hosts[e].end(), d) != p.hosts[e].end()) continue;
-        const double l = load_of(d);
-        if (best < 0 || l < best_load) best = d, best_load = l;
+        const auto& h = p.hosts[item.expert];
+        if (used[d] >= slots || std::find(h.begin(), h.end(), d) != h.end()) continue;
+        if (best < 0 || load[d] < load[best]) best = d;
       }
-      if (best < 0) continue;  // no free slot on a device without this expert
-      p.hosts[e].push_back(best);
-      --free[best];
+      p.hosts[item.expert].push_back(best);
+      load[best] += item.load;
+      ++used[best];
     }
     return p;
   }
@@ -53,7 +59,8 @@ const scenario::FieldList kParams = {
         .at_least(1).at_most(1024).with_default(1)};
 
 LLMSIM_REGISTER(ExpertPlacementStrategy, "replicate-hot",
-                "load-balanced plus extra replicas of the hottest experts on the least-loaded devices (EPLB-like)",
+                "extra replicas for the experts with the highest load per replica, all replicas packed greedily "
+                "(EPLB-like)",
                 kParams, [](const nlohmann::json& p, const scenario::Scenario&) {
                   return std::make_unique<ReplicateHot>(p.at("extra_slots").get<int>());
                 });
