@@ -131,6 +131,7 @@ void Runtime::run_worker(int id) {
   std::set<uintptr_t> early;
   std::unordered_map<int, double> events;  // event id -> completion time on its side stream
   std::unordered_map<int, double> streams_free;  // side stream -> time it is free
+  std::unordered_map<int, sg4::CommPtr> transfers;  // event id -> memory transfer in flight
   for (const auto& op : wk.ops) {
     const double t0 = sg4::Engine::get_clock();
     switch (op.kind) {
@@ -163,6 +164,22 @@ void Runtime::run_worker(int id) {
         const double start = std::max({t0, stream_free, op.after >= 0 ? events.at(op.after) : 0.0});
         stream_free = events[op.micro_batch] = start + cost.duration;
         rec_.event({id, op.stream, cost.main_category(), op.pass, -1, op.chunk, op.ref, start, start + cost.duration});
+        break;
+      }
+      case Op::Kind::MemoryStart: {
+        auto* memory = p_.memories.at(op.chunk);
+        auto* self = host(id, 0);
+        const auto bytes = static_cast<uint64_t>(op.bytes);
+        transfers[op.micro_batch] =
+            op.ref == 0 ? sg4::Comm::sendto_async(memory, self, bytes) : sg4::Comm::sendto_async(self, memory, bytes);
+        break;
+      }
+      case Op::Kind::MemoryWait: {
+        auto it = transfers.find(op.micro_batch);
+        it->second->wait();
+        transfers.erase(it);
+        rec_.count_activity();
+        rec_.add_time(id, TimeCategory::Offload, sg4::Engine::get_clock() - t0);
         break;
       }
       case Op::Kind::WaitEvent: {

@@ -12,7 +12,8 @@ double LayerTraffic::imbalance() const {
 }
 
 LayerTraffic route_layer(const std::vector<RoutingSample>& per_source, const strategy::ExpertPlacement& placement,
-                         int experts, bool per_device_copies, double capacity_factor, double scale) {
+                         int experts, bool per_device_copies, double capacity_factor, double scale,
+                         bool sources_are_devices) {
   const int D = placement.devices;
   LayerTraffic out;
   out.devices = D, out.experts = experts;
@@ -45,7 +46,8 @@ LayerTraffic route_layer(const std::vector<RoutingSample>& per_source, const str
         }
         accepted[e] += 1;
         const auto& hosts = placement.hosts[e];
-        const int d = std::find(hosts.begin(), hosts.end(), src) != hosts.end() ? src : hosts[turn[e]++ % hosts.size()];
+        const bool local = sources_are_devices && std::find(hosts.begin(), hosts.end(), src) != hosts.end();
+        const int d = local ? src : hosts[turn[e]++ % hosts.size()];
         out.pairs_on[d] += scale;
         out.slot_tokens[d][slot[d][e]] += scale;
         out.expert_load[e] += scale;

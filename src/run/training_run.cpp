@@ -14,6 +14,7 @@
 #include "llmsim/report/summary.hpp"
 #include "llmsim/report/trace.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/workload/moe_chiplet.hpp"
 #include "llmsim/workload/training.hpp"
 
 namespace llmsim::run {
@@ -24,7 +25,7 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
   if (!out_dir.empty()) out.emplace(out_dir);
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
   const auto schedule = strategy::make_pipeline_schedule(s);
-  const auto plan = workload::build_training(s, cm, *schedule);
+  const auto plan = s.kind == "moe-chiplet" ? workload::build_moe_chiplet(s, cm) : workload::build_training(s, cm, *schedule);
   spdlog::debug("{}: {} workers (tp groups), {} micro-batches per pipeline, v={}", s.name, plan.workload.workers.size(),
                plan.micro_batches, plan.virtual_stages);
 

@@ -32,7 +32,10 @@ FieldList top_level_fields() {
   return {
       Field::string("name", "scenario name; default output directory is results/<name>/"),
       text("description", "free text"),
-      Field::choice("kind", {"training"}, "what is simulated").with_default("training"),
+      Field::choice("kind", {"training", "moe-chiplet"},
+                    "what is simulated: training (Megatron-style tp/pp/dp/ep) or moe-chiplet (Mozart's chiplet "
+                    "system: attention on node 0 of a nop-tree, experts on the other chiplets)")
+          .with_default("training"),
       Field::integer("seed", "seed of the one random generator of the run").at_least(0).with_default(0),
       Field::object("hardware", {}, "device preset name or object (configs/hardware/)"),
       Field::object("cluster", {}, "cluster shape and network (configs/topologies/)"),

@@ -175,7 +175,20 @@ void check_cross_fields(const Scenario& s) {
   if (s.cluster.gpus_per_node % p.tp != 0)
     throw ScenarioError("/parallelism/tp", "tp " + str(p.tp) + " must divide gpus_per_node " +
                                                str(s.cluster.gpus_per_node) + " so tp groups do not straddle nodes");
-  if (t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0)
+  const bool chiplet = s.kind == "moe-chiplet";
+  if (chiplet) {
+    if (s.cluster.topology.name != "nop-tree" || s.cluster.gpus_per_node != 1)
+      throw ScenarioError("/kind", "moe-chiplet runs on a nop-tree cluster of single-chiplet nodes (cluster.topology "
+                                   "nop-tree, cluster.gpus_per_node 1)");
+    if (!m.moe.enabled()) throw ScenarioError("/model/moe/experts", "moe-chiplet needs a MoE model (experts > 0)");
+    if (p.tp != 1 || p.pp != 1 || p.ep != s.cluster.nodes - 1)
+      throw ScenarioError("/parallelism/ep", "moe-chiplet puts attention on node 0 and the experts on the other " +
+                                                 str(s.cluster.nodes - 1) + " chiplets: tp 1, pp 1 and ep " +
+                                                 str(s.cluster.nodes - 1));
+    if (t.global_batch % t.micro_batch != 0)
+      throw ScenarioError("/training/global_batch", "global batch " + str(t.global_batch) +
+                                                        " is not divisible by micro_batch " + str(t.micro_batch));
+  } else if (t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0)
     throw ScenarioError("/training/global_batch", "global batch " + str(t.global_batch) +
                                                       " is not divisible by micro_batch*dp = " + str(t.micro_batch) +
                                                       "*" + str(p.dp));
@@ -196,7 +209,7 @@ void check_cross_fields(const Scenario& s) {
   } else if (p.ep > 1) {
     throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " needs a MoE model (model.moe.experts > 0)");
   }
-  if (p.dp % p.ep != 0)
+  if (!chiplet && p.dp % p.ep != 0)
     throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " must divide dp " + str(p.dp) +
                                                " (expert-parallel groups are made of data-parallel replicas)");
   if (p.tp_comm_overlap == "pipelined" && !p.sequence_parallel)

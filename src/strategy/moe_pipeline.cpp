@@ -8,11 +8,13 @@ namespace {
 
 class Chunked final : public MoePipeline {
  public:
-  explicit Chunked(int chunks) : chunks_(chunks) {}
+  explicit Chunked(int chunks, bool streaming = false) : chunks_(chunks), streaming_(streaming) {}
   int chunks() const override { return chunks_; }
+  bool streaming() const override { return streaming_; }
 
  private:
   int chunks_;
+  bool streaming_;
 };
 
 const scenario::FieldList kTutelParams = {
@@ -25,6 +27,10 @@ LLMSIM_REGISTER(MoePipeline, "tutel",
                 "R chunks: expert compute of one chunk overlaps the all-to-alls of the others (Tutel)", kTutelParams,
                 [](const nlohmann::json& p, const scenario::Scenario& s) {
                   const int chunks = p.at("chunks").get<int>();
+                  if (s.kind == "moe-chiplet")
+                    throw ScenarioError("/strategies/moe_pipeline/name",
+                                        "tutel pipelines expert-parallel all-to-alls of a training run; a moe-chiplet "
+                                        "system takes vanilla-ep or streaming");
                   const auto schedule = make_pipeline_schedule(s);
                   for (const auto& t : schedule->stage_order({s.parallelism.pp, 0, s.training.micro_batches_per_pipeline(s.parallelism.dp)}))
                     if (t.braided && chunks > 1)
@@ -32,6 +38,16 @@ LLMSIM_REGISTER(MoePipeline, "tutel",
                                           "pipelined MoE chunks do not combine with a braided schedule (" +
                                               s.strategies.pipeline_schedule.name + "); use chunks 1 or another schedule");
                   return std::make_unique<Chunked>(chunks);
+                });
+
+LLMSIM_REGISTER(MoePipeline, "streaming",
+                "Mozart streaming on a moe-chiplet system: pipelined micro-batches, hottest-first prefetched expert "
+                "weights",
+                {}, [](const nlohmann::json&, const scenario::Scenario& s) {
+                  if (s.kind != "moe-chiplet")
+                    throw ScenarioError("/strategies/moe_pipeline/name",
+                                        "streaming models Mozart's chiplet system: it needs kind \"moe-chiplet\"");
+                  return std::make_unique<Chunked>(1, true);
                 });
 
 }  // namespace

@@ -12,13 +12,15 @@ MoePlan plan_moe(const scenario::Scenario& s) {
   const auto routing = moe::make_routing(s);
   const auto placement = strategy::make_expert_placement(s);
   const int ep = s.parallelism.ep;
+  const bool chiplet = s.kind == "moe-chiplet";  // one token source: the attention chiplet
+  const int sources = chiplet ? 1 : ep;
   const double tokens = double(s.training.micro_batch) * s.training.seq_len;
   const int sample = static_cast<int>(std::min<double>(tokens, kRoutingSampleTokens));
   for (int layer = 0, index = 0; layer < s.model.layers; ++layer) {
     if (!moe.is_moe_layer(layer)) continue;
     plan.moe_index[layer] = index;
     std::vector<moe::RoutingSample> simulated, profiled;
-    for (int r = 0; r < ep; ++r) {
+    for (int r = 0; r < sources; ++r) {
       auto rng = moe::routing_rng(s.seed, index, r, 0);
       simulated.push_back(routing->route(index, sample, rng));
       auto profile_rng = moe::routing_rng(s.seed, index, r, 2);
@@ -27,7 +29,7 @@ MoePlan plan_moe(const scenario::Scenario& s) {
     plan.placements.push_back(placement->place(moe::stats_of(profiled, moe.experts), ep));
     plan.traffic.push_back(moe::route_layer(simulated, plan.placements.back(), moe.experts,
                                             s.parallelism.ep_dispatch == "per-device", moe.capacity_factor,
-                                            tokens / sample));
+                                            tokens / sample, !chiplet));
     ++index;
   }
   return plan;

@@ -31,9 +31,11 @@ struct LayerTraffic {
   double imbalance() const;
 };
 
-/// `per_source[d]` is the routing of device d's tokens; each sampled token stands for `scale` real tokens.
+/// `per_source[d]` is the routing of device d's tokens (with `sources_are_devices` false: of an outside source,
+/// e.g. Mozart's attention chiplet, so no replica is local); each sampled token stands for `scale` real tokens.
 LayerTraffic route_layer(const std::vector<RoutingSample>& per_source, const strategy::ExpertPlacement& placement,
-                         int experts, bool per_device_copies, double capacity_factor, double scale);
+                         int experts, bool per_device_copies, double capacity_factor, double scale,
+                         bool sources_are_devices = true);
 
 /// Frequencies and co-activation counts of a routing sample (what a placement profiles).
 strategy::ExpertStats stats_of(const std::vector<RoutingSample>& samples, int experts);

@@ -4,7 +4,8 @@
 // group), the expert placement chosen from a separate profiling sample of the same routing model
 // (strategy/expert_placement.hpp), and the traffic that results (moe/traffic.hpp).
 // Each rank's routing is sampled with at most kRoutingSampleTokens tokens; a sampled token stands for
-// b*s / sample real tokens.
+// b*s / sample real tokens. In a moe-chiplet run the attention chiplet is the one source of every token
+// (row 0 of the traffic matrices).
 #include <vector>
 
 #include "llmsim/moe/traffic.hpp"

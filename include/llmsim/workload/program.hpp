@@ -13,7 +13,7 @@
 namespace llmsim::workload {
 
 /// Where time goes, per GPU (summary.json "time_breakdown_s").
-/// Offload: waiting for activations copied back from host memory (activation offload).
+/// Offload: waiting for data from off-chip memory (activations copied back from the host, weights from DRAM).
 /// EpComm: waiting for MoE all-to-all exchanges.
 enum class TimeCategory { Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, EpComm, Optimizer, Offload, Idle, Count };
 constexpr int kTimeCategories = static_cast<int>(TimeCategory::Count);
@@ -62,7 +62,13 @@ struct Op {
     CommAsync,
     /// Blocks the compute stream until event `micro_batch` has completed; the wait is exposed time of the
     /// main category of cost `ref` (what it waits for).
-    WaitEvent
+    WaitEvent,
+    /// Starts a transfer of `bytes` between the worker and off-chip memory endpoint `chunk` (the field is reused;
+    /// ClusterPlatform::memories, e.g. a nop-tree group's DRAM) over the simulated network: ref 0 reads into
+    /// the worker, ref 1 writes out; it completes event `micro_batch`.
+    MemoryStart,
+    /// Blocks until memory transfer `micro_batch` has completed; the wait is filed under Offload.
+    MemoryWait
   };
   Kind kind;
   Pass pass = Pass::None;

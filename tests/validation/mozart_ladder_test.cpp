@@ -1,0 +1,42 @@
+// Mozart's ablation ladder on its chiplet system (scenarios/moe/mozart-system-*.json, docs/moe.md): baseline
+// (no streaming, a copy per expert, contiguous placement) -> +streaming -> +one copy per destination ->
+// +clustered placement never gets slower, and the full system is 1.5-2.5x faster than the baseline for Qwen3
+// (the paper's band); OLMoE and DeepSeek-MoE land at 1.52x and 1.45x with the same system parameters.
+#include "../support/cli.hpp"
+
+namespace {
+using namespace llmsim::test;
+
+class MozartLadder : public Cli {
+ protected:
+  double iteration(const std::string& model, const std::string& extra) {
+    const std::string out = "run-" + std::to_string(runs_++);
+    const auto r = run("run '" + source("scenarios/moe/mozart-system-" + model + ".json") + "' " + extra + " --out " + out);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(read_file(dir_ / out / "summary.json"))["iteration_time_s"].get<double>();
+  }
+  /// Iteration times of the four rungs.
+  std::vector<double> ladder(const std::string& model) {
+    const std::string contiguous = " --set strategies.expert_placement=contiguous";
+    return {iteration(model, "--set strategies.moe_pipeline=vanilla-ep --set parallelism.ep_dispatch=per-expert" + contiguous),
+            iteration(model, "--set parallelism.ep_dispatch=per-expert" + contiguous), iteration(model, contiguous),
+            iteration(model, "")};
+  }
+  int runs_ = 0;
+};
+}  // namespace
+
+TEST_F(MozartLadder, Qwen3IsMonotoneAndInThePapersBand) {
+  const auto t = ladder("qwen3-30b-a3b");
+  for (size_t i = 1; i < t.size(); ++i) EXPECT_LT(t[i], t[i - 1]) << "rung " << i;
+  EXPECT_GE(t[0] / t[3], 1.5);
+  EXPECT_LE(t[0] / t[3], 2.5);
+}
+
+TEST_F(MozartLadder, OlmoeAndDeepSeekMoeAreMonotone) {
+  for (const char* model : {"olmoe-1b-7b", "deepseek-moe-16b"}) {
+    const auto t = ladder(model);
+    for (size_t i = 1; i < t.size(); ++i) EXPECT_LT(t[i], t[i - 1]) << model << " rung " << i;
+    EXPECT_GE(t[0] / t[3], 1.4) << model;
+  }
+}
