@@ -18,13 +18,7 @@ using workload::TimeCategory;
 
 namespace {
 ScenarioError load_error(const std::vector<std::string>& overrides) {
-  try {
-    test::shipped("scenarios/moe/olmoe-ep8-a100.json", overrides);
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a ScenarioError";
-  return ScenarioError("<none>", "no error");
+  return test::error_of([&] { test::shipped("scenarios/moe/olmoe-ep8-a100.json", overrides); });
 }
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../support/scenarios.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/scenario/schema.hpp"
 #include "llmsim/util/error.hpp"
@@ -27,13 +28,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
 
 /// Resolves `raw`, expecting a ScenarioError; returns it (fails the test if none or another exception).
 ScenarioError resolve_error(const json& raw) {
-  try {
-    sc::resolve(raw);
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a ScenarioError for " << raw.dump();
-  return ScenarioError("<none>", "no error");
+  return llmsim::test::error_of([&] { sc::resolve(raw); });
 }
 
 // ---------------------------------------------------------------- default.json

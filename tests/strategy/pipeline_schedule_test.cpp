@@ -231,13 +231,7 @@ TEST(PipelineBubble, StpExposesLessThanHalfOfTheTensorParallelAllReduces) {
 namespace {
 /// The ScenarioError of loading default.json with `overrides` (the loader builds the schedule to check it).
 ScenarioError schedule_error(const std::vector<std::string>& overrides) {
-  try {
-    test::shipped("scenarios/default.json", overrides);
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a ScenarioError";
-  return ScenarioError("<none>", "no error");
+  return test::error_of([&] { test::shipped("scenarios/default.json", overrides); });
 }
 }  // namespace
 
