@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <numeric>
 
-#include "llmsim/util/error.hpp"
 
 namespace llmsim::moe {
 
 std::unique_ptr<RoutingModel> make_routing(const scenario::Scenario& s) {
-  const auto* entry = RoutingRegistry::instance().find(s.routing.name);
-  if (!entry) throw ScenarioError("/routing/name", "unknown routing model \"" + s.routing.name + "\"");
-  return entry->factory(s.routing.params, s);
+  return RoutingRegistry::instance().make(s.routing, s, "/routing", "routing model");
 }
 
 std::mt19937_64 routing_rng(unsigned long long seed, int layer, int source, int purpose) {

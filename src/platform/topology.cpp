@@ -5,10 +5,7 @@
 namespace llmsim::platform {
 
 std::unique_ptr<Topology> make_topology(const scenario::Scenario& s) {
-  const auto& choice = s.cluster.topology;
-  const auto* entry = TopologyRegistry::instance().find(choice.name);
-  if (!entry) throw ScenarioError("/cluster/topology/name", "unknown topology \"" + choice.name + "\"");
-  return entry->factory(choice.params, s);
+  return TopologyRegistry::instance().make(s.cluster.topology, s, "/cluster/topology", "topology");
 }
 
 void require_node_count(const scenario::Scenario& s, long long product, const std::string& formula) {

@@ -53,10 +53,7 @@ LLMSIM_REGISTER(MoePipeline, "streaming",
 }  // namespace
 
 std::unique_ptr<MoePipeline> make_moe_pipeline(const scenario::Scenario& s) {
-  const auto& choice = s.strategies.moe_pipeline;
-  const auto* entry = MoePipelineRegistry::instance().find(choice.name);
-  if (!entry) throw ScenarioError("/strategies/moe_pipeline/name", "unknown MoE pipeline \"" + choice.name + "\"");
-  return entry->factory(choice.params, s);
+  return MoePipelineRegistry::instance().make(s.strategies.moe_pipeline, s, "/strategies/moe_pipeline", "MoE pipeline");
 }
 
 }  // namespace llmsim::strategy

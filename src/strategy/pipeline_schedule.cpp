@@ -21,9 +21,7 @@ int max_in_flight(const std::vector<PipelineTask>& order, int offloaded_chunk) {
 
 std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenario& s) {
   const auto& choice = s.strategies.pipeline_schedule;
-  const auto* entry = PipelineScheduleRegistry::instance().find(choice.name);
-  if (!entry) throw ScenarioError("/strategies/pipeline_schedule/name", "unknown schedule \"" + choice.name + "\"");
-  auto schedule = entry->factory(choice.params, s);
+  auto schedule = PipelineScheduleRegistry::instance().make(choice, s, "/strategies/pipeline_schedule", "schedule");
   chunk_layers(s, *schedule);  // the layer split must exist
   const int m = s.training.micro_batches_per_pipeline(s.parallelism.dp), least = schedule->min_micro_batches(s.parallelism.pp);
   if (s.kind == "training" && m < least)  // a moe-chiplet run has no pipeline

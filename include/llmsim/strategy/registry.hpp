@@ -12,6 +12,7 @@
 
 #include "llmsim/scenario/scenario.hpp"
 #include "llmsim/scenario/schema.hpp"
+#include "llmsim/util/error.hpp"
 
 namespace llmsim::strategy {
 
@@ -40,6 +41,14 @@ class Registry {
   const Entry* find(const std::string& name) const {
     auto it = entries_.find(name);
     return it == entries_.end() ? nullptr : &it->second;
+  }
+  /// The member `choice` names, built from its parameters. Throws ScenarioError at `path`/name ("unknown
+  /// <what> ...") for a name nobody registered (the schema normally rejects it first).
+  std::unique_ptr<Interface> make(const scenario::StrategyChoice& choice, const scenario::Scenario& s,
+                                  const std::string& path, const std::string& what) const {
+    const Entry* entry = find(choice.name);
+    if (!entry) throw ScenarioError(path + "/name", "unknown " + what + " \"" + choice.name + "\"");
+    return entry->factory(choice.params, s);
   }
   std::vector<std::string> names() const {
     std::vector<std::string> out;

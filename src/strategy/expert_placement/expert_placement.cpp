@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "llmsim/util/error.hpp"
 
 namespace llmsim::strategy {
 
@@ -21,10 +20,8 @@ int ExpertPlacement::max_slots() const {
 }
 
 std::unique_ptr<ExpertPlacementStrategy> make_expert_placement(const scenario::Scenario& s) {
-  const auto& choice = s.strategies.expert_placement;
-  const auto* entry = ExpertPlacementRegistry::instance().find(choice.name);
-  if (!entry) throw ScenarioError("/strategies/expert_placement/name", "unknown expert placement \"" + choice.name + "\"");
-  return entry->factory(choice.params, s);
+  return ExpertPlacementRegistry::instance().make(s.strategies.expert_placement, s, "/strategies/expert_placement",
+                                                  "expert placement");
 }
 
 std::vector<int> greedy_balance(const std::vector<double>& load, int devices, int capacity) {
