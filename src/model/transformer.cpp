@@ -73,11 +73,11 @@ std::vector<Kernel> mlp_forward(const LayerShape& x) {
   };
 }
 
-std::vector<Kernel> layer_forward(const LayerShape& x) {
-  auto out = attention_forward(x);
-  const auto mlp = mlp_forward(x);
-  out.insert(out.end(), mlp.begin(), mlp.end());
-  return out;
+std::vector<Kernel> layer_forward(const LayerShape& x) { return concat(attention_forward(x), mlp_forward(x)); }
+
+std::vector<Kernel> concat(std::vector<Kernel> a, const std::vector<Kernel>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 std::vector<Kernel> backward_input(const std::vector<Kernel>& forward) {

@@ -6,19 +6,16 @@
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/model/moe.hpp"
 #include "llmsim/model/transformer.hpp"
+#include "llmsim/workload/kernel_cost.hpp"
 
 namespace llmsim::workload {
 
 namespace {
 
 using collectives::Kind;
+using model::concat;
 using model::Kernel;
 using Kernels = std::vector<Kernel>;
-
-Kernels concat(Kernels a, const Kernels& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 /// The column-parallel GEMMs of `forward` (QKV, FFN up, expert and shared-expert up, logits): their wgrad can
 /// hide the input-gradient AR.
@@ -58,16 +55,13 @@ class Builder {
   /// run beside that collective when the pass is a whole backward under tp_comm_overlap "wgrad".
   Segment segment(const std::string& name, const Kernels& kernels, bool with_collective, const Kernels& hides = {}) {
     Segment seg;
-    ComputeCost c{name, 0, {}, 0};
-    const auto by = cm_.times_by_category(kernels);
-    for (int i = 0; i < 3; ++i) c.by_category[i] = by[i];
-    c.flops = model::total_flops(kernels);
+    const ComputeCost c = kernel_cost(name, kernels, cm_);
     seg.compute = add(c);
     if (!with_collective || s_.parallelism.tp == 1) return seg;
     double exposed = ar_;
     const std::string& overlap = s_.parallelism.tp_comm_overlap;
     if (overlap == "pipelined") {
-      const double n = s_.parallelism.tp, g = by[static_cast<int>(model::Category::Gemm)];
+      const double n = s_.parallelism.tp, g = c.by_category[static_cast<int>(TimeCategory::Gemm)];
       exposed = (n - 1) / n * std::max(g, ar_) + (g + ar_) / n - g;
     } else if (overlap == "wgrad" && !hides.empty()) {
       const auto w = cm_.times_by_category(model::backward_weight(hides));

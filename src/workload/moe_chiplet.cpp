@@ -6,39 +6,20 @@
 
 #include "llmsim/model/moe.hpp"
 #include "llmsim/strategy/moe_pipeline.hpp"
+#include "llmsim/workload/kernel_cost.hpp"
 
 namespace llmsim::workload {
 
 namespace {
 
+using model::concat;
 using model::Kernel;
 using Kernels = std::vector<Kernel>;
-
-Kernels concat(Kernels a, const Kernels& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 /// Forward kernels, or the backward (dgrad + wgrad, 2x the GEMM FLOPs) of them.
 Kernels of_pass(const Kernels& forward, bool backward) {
   return backward ? concat(model::backward_input(forward), model::backward_weight(forward)) : forward;
 }
-
-class Costs {
- public:
-  Costs(const hardware::ComputeModel& cm, std::vector<ComputeCost>& costs) : cm_(cm), costs_(costs) {}
-  int add(const std::string& name, const Kernels& kernels) {
-    ComputeCost c{name, 0, {}, model::total_flops(kernels)};
-    const auto by = cm_.times_by_category(kernels);
-    for (int i = 0; i < 3; ++i) c.by_category[i] = by[i], c.duration += by[i];
-    costs_.push_back(c);
-    return static_cast<int>(costs_.size()) - 1;
-  }
-
- private:
-  const hardware::ComputeModel& cm_;
-  std::vector<ComputeCost>& costs_;
-};
 
 }  // namespace
 
@@ -62,7 +43,10 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
   const auto x = model::LayerShape::from(s);
   const double e = x.bytes_per_element, vector_bytes = s.model.hidden * e;
   const double expert_bytes = model::ffn_params(s.model, moe.expert_ffn_hidden) * e;
-  Costs costs(cm, w.costs);
+  auto add_cost = [&](const std::string& name, const Kernels& kernels) {
+    w.costs.push_back(kernel_cost(name, kernels, cm));
+    return static_cast<int>(w.costs.size()) - 1;
+  };
   double forward_flops = 0;
 
   // Attention chiplet: per layer and pass, attention plus router, shared experts and permutation (MoE) or the
@@ -72,7 +56,7 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
     const Kernels k = moe.is_moe_layer(l)
                           ? concat(concat(model::attention_forward(x), model::moe_pre_forward(x, moe)), model::moe_post_forward(x, moe))
                           : model::layer_forward(x);
-    for (int p = 0; p < 2; ++p) root_cost[l][p] = costs.add(p ? "B attention chiplet" : "F attention chiplet", of_pass(k, p));
+    for (int p = 0; p < 2; ++p) root_cost[l][p] = add_cost(p ? "B attention chiplet" : "F attention chiplet", of_pass(k, p));
     forward_flops += model::total_flops(k) * M;
   }
   // Expert chiplets: per MoE layer, chiplet and pass, each hosted expert on its tokens (hottest first).
@@ -87,7 +71,7 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
       for (double n : tokens) {
         if (n <= 0) continue;  // an expert without tokens is not read
         const Kernels k = model::expert_forward(x, moe, n);
-        slots[i][d].push_back({{costs.add("F expert", k), costs.add("B expert", of_pass(k, true))}, n});
+        slots[i][d].push_back({{add_cost("F expert", k), add_cost("B expert", of_pass(k, true))}, n});
         forward_flops += model::total_flops(k) * M;
       }
       std::stable_sort(slots[i][d].begin(), slots[i][d].end(), [](const Slot& a, const Slot& b) { return a.tokens > b.tokens; });

@@ -61,6 +61,8 @@ std::vector<Kernel> embedding_forward(const LayerShape& x);
 std::vector<Kernel> head_forward(const LayerShape& x);
 
 double total_flops(const std::vector<Kernel>& kernels);
+/// `a` followed by `b`.
+std::vector<Kernel> concat(std::vector<Kernel> a, const std::vector<Kernel>& b);
 
 /// Bytes of one tp all-reduce of a layer's activations (b*s*h elements): two per layer forward
 /// (after attention and after the MLP), two per layer backward (Shoeybi et al. 2019, Fig. 4).
