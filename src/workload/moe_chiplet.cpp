@@ -110,7 +110,6 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
       for (int d = 0; d < D; ++d) {
         auto& ops = w.workers[1 + d].ops;
         const int memory = d / per_group;
-        int next_event = static_cast<int>(ops.size()) * 4 + 1;  // unique ids on this worker
         std::vector<int> stores;
         struct Task {
           int layer, micro_batch;
@@ -127,7 +126,7 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
               for (size_t i = 0; i < slots[index][d].size(); ++i) tasks.push_back({l, b, i});
         }
         auto load = [&]() {
-          const int event = next_event++;
+          const int event = static_cast<int>(ops.size());  // unique event id on this worker
           ops.push_back({Op::Kind::MemoryStart, pass, event, memory, 0, expert_bytes});
           return event;
         };
@@ -156,7 +155,7 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
           if (!mine.empty()) {
             ops.push_back({Op::Kind::Compute, pass, t.micro_batch, t.layer, mine[t.slot].cost[p], 0});
             if (p) {  // the weight gradient goes back to DRAM
-              stores.push_back(next_event++);
+              stores.push_back(static_cast<int>(ops.size()));
               ops.push_back({Op::Kind::MemoryStart, pass, stores.back(), memory, 1, expert_bytes});
             }
           }
