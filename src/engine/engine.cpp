@@ -57,6 +57,7 @@ class Runtime {
       collective_starts_.emplace_back();
       collective_waits_.emplace_back();
     }
+    pending_all_to_all_.assign(w.workers.size(), 0);
   }
 
   /// Host of lane `lane` of a worker: the platform carries lane_width GPUs per host, so a worker of width w
@@ -101,6 +102,11 @@ class Runtime {
   };
   std::vector<GroupStream> streams_;
   std::vector<std::unordered_map<int, int>> collective_starts_, collective_waits_;
+  /// Per worker: all-to-alls (EpComm) it has started that have not finished; low-priority collectives
+  /// (CollectiveSpec::yields_to_all_to_all) wait on all_to_all_idle_ until their members have none.
+  std::vector<int> pending_all_to_all_;
+  sg4::MutexPtr all_to_all_mutex_ = sg4::Mutex::create();
+  sg4::ConditionVariablePtr all_to_all_idle_ = sg4::ConditionVariable::create();
   std::map<std::tuple<int, int, uintptr_t>, double> send_posted_;
   std::set<int> finished_;
   bool switch_reduction_ = false;
@@ -232,6 +238,7 @@ void Runtime::recv(int id, const Op& op, std::set<uintptr_t>& early) {
 }
 
 void Runtime::start_collective(int id, int spec) {
+  if (w_.collectives[spec].category == TimeCategory::EpComm) ++pending_all_to_all_[id];
   const int index = collective_starts_[id][spec]++;
   auto inst = instance(spec, index);
   const auto& group = w_.groups[w_.collectives[spec].group];
@@ -248,6 +255,12 @@ void Runtime::drain_stream(int group) {
   while (!stream.ready.empty()) {
     const auto [spec, inst] = stream.ready.front();
     stream.ready.pop_front();
+    if (w_.collectives[spec].yields_to_all_to_all) {
+      const auto& members = w_.groups[w_.collectives[spec].group];
+      std::unique_lock<sg4::Mutex> lock(*all_to_all_mutex_);
+      while (std::any_of(members.begin(), members.end(), [&](int m) { return pending_all_to_all_[m] > 0; }))
+        all_to_all_idle_->wait(lock);
+    }
     drive_collective(spec, inst);
   }
   stream.active = false;  // no simcall between the empty check and here: no arrival can slip in
@@ -288,6 +301,11 @@ void Runtime::drive_collective(int spec, const std::shared_ptr<CollectiveInstanc
   rec_.count_activity(run_plan(plan, endpoints, scale, flow_level_, message_overhead_));
   const double t1 = sg4::Engine::get_clock();
   for (int member : group) rec_.event({member, 1, c.category, workload::Pass::None, -1, -1, spec, t0, t1});
+  if (c.category == TimeCategory::EpComm) {
+    std::unique_lock<sg4::Mutex> idle(*all_to_all_mutex_);
+    for (int member : group) --pending_all_to_all_[member];
+    all_to_all_idle_->notify_all();
+  }
   std::unique_lock<sg4::Mutex> lock(*inst->mutex);
   inst->done = true;
   inst->cv->notify_all();

@@ -6,38 +6,86 @@
 namespace llmsim::strategy {
 namespace {
 
-class Chunked final : public MoePipeline {
+class Fixed final : public MoePipeline {
  public:
-  explicit Chunked(int chunks, bool streaming = false) : chunks_(chunks), streaming_(streaming) {}
-  int chunks() const override { return chunks_; }
+  explicit Fixed(MoeLayout layout, bool streaming = false, bool search = false)
+      : layout_(layout), streaming_(streaming), search_(search) {}
+  MoeLayout layout() const override { return layout_; }
   bool streaming() const override { return streaming_; }
+  bool searches_gradient_chunk() const override { return search_; }
 
  private:
-  int chunks_;
-  bool streaming_;
+  MoeLayout layout_;
+  bool streaming_, search_;
 };
 
-const scenario::FieldList kTutelParams = {
+const scenario::Field kChunks =
     scenario::Field::integer("chunks", "pipelining degree R: parts of a MoE layer's tokens").at_least(1).at_most(64)
-        .with_default(2)};
+        .with_default(2);
+
+/// The chunked pipelines pipeline the all-to-alls of a training run: not on a moe-chiplet system, and not
+/// inside a braided schedule's alternating passes when R > 1 (or, for FlowMoE's per-layer gradients, at all).
+void check_training_pipeline(const scenario::Scenario& s, const std::string& name, int chunks, bool per_layer = false) {
+  if (s.kind == "moe-chiplet")
+    throw ScenarioError("/strategies/moe_pipeline/name",
+                        name + " pipelines expert-parallel all-to-alls of a training run; a moe-chiplet system takes "
+                               "vanilla-ep or streaming");
+  if (chunks == 1 && !per_layer) return;
+  const auto schedule = make_pipeline_schedule(s);
+  for (const auto& t : schedule->stage_order({s.parallelism.pp, 0, s.training.micro_batches_per_pipeline(s.parallelism.dp)}))
+    if (t.braided)
+      throw ScenarioError("/strategies/moe_pipeline/" + std::string(per_layer ? "name" : "chunks"),
+                          name + " does not combine with a braided schedule (" + s.strategies.pipeline_schedule.name +
+                              ")" + (per_layer ? "" : "; use chunks 1 or another schedule"));
+}
 
 LLMSIM_REGISTER(MoePipeline, "vanilla-ep", "dispatch, experts, combine one after another", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Chunked>(1); });
+                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Fixed>(MoeLayout{}); });
+
 LLMSIM_REGISTER(MoePipeline, "tutel",
-                "R chunks: expert compute of one chunk overlaps the all-to-alls of the others (Tutel)", kTutelParams,
+                "R chunks: expert compute of one chunk overlaps the all-to-alls of the others (Tutel)", {kChunks},
                 [](const nlohmann::json& p, const scenario::Scenario& s) {
-                  const int chunks = p.at("chunks").get<int>();
-                  if (s.kind == "moe-chiplet")
-                    throw ScenarioError("/strategies/moe_pipeline/name",
-                                        "tutel pipelines expert-parallel all-to-alls of a training run; a moe-chiplet "
-                                        "system takes vanilla-ep or streaming");
-                  const auto schedule = make_pipeline_schedule(s);
-                  for (const auto& t : schedule->stage_order({s.parallelism.pp, 0, s.training.micro_batches_per_pipeline(s.parallelism.dp)}))
-                    if (t.braided && chunks > 1)
-                      throw ScenarioError("/strategies/moe_pipeline/chunks",
-                                          "pipelined MoE chunks do not combine with a braided schedule (" +
-                                              s.strategies.pipeline_schedule.name + "); use chunks 1 or another schedule");
-                  return std::make_unique<Chunked>(chunks);
+                  MoeLayout layout;
+                  layout.chunks = p.at("chunks").get<int>();
+                  check_training_pipeline(s, "tutel", layout.chunks);
+                  return std::make_unique<Fixed>(layout);
+                });
+
+LLMSIM_REGISTER(MoePipeline, "schemoe",
+                "tutel's R chunks with ScheMoE's Pipe-A2A: intra- and inter-node parts of each all-to-all on two "
+                "streams",
+                {kChunks}, [](const nlohmann::json& p, const scenario::Scenario& s) {
+                  MoeLayout layout;
+                  layout.chunks = p.at("chunks").get<int>();
+                  layout.split_all_to_all = true;
+                  check_training_pipeline(s, "schemoe", layout.chunks);
+                  return std::make_unique<Fixed>(layout);
+                });
+
+LLMSIM_REGISTER(MoePipeline, "flowmoe",
+                "FlowMoE: attention, gating, dispatch, experts, combine in one R-chunk pipeline; per-layer gradient "
+                "all-reduce in S_p chunks that yield to all-to-alls",
+                (scenario::FieldList{kChunks, scenario::Field::number("allreduce_chunk_bytes", "bytes",
+                                                                      "S_p: bytes per gradient all-reduce chunk; "
+                                                                      "\"auto\" searches it (golden section over "
+                                                                      "128 KiB - 16 MiB)")
+                                                  .at_least(kMinGradientChunkBytes)
+                                                  .at_most(kMaxGradientChunkBytes)
+                                                  .or_auto()
+                                                  .with_default("auto")}),
+                [](const nlohmann::json& p, const scenario::Scenario& s) {
+                  MoeLayout layout;
+                  layout.chunks = p.at("chunks").get<int>();
+                  layout.attention_in_pipeline = true;
+                  check_training_pipeline(s, "flowmoe", layout.chunks, true);
+                  if (s.parallelism.tp > 1)
+                    throw ScenarioError("/parallelism/tp",
+                                        "flowmoe pipelines attention chunks of a data- and expert-parallel layer "
+                                        "(FlowMoE's setting); it needs tp 1");
+                  const bool search = p.at("allreduce_chunk_bytes").is_string();
+                  // Before the search has chosen S_p: the start of FlowMoE's search (4 MiB).
+                  layout.gradient_chunk_bytes = search ? 4.0 * 1024 * 1024 : p.at("allreduce_chunk_bytes").get<double>();
+                  return std::make_unique<Fixed>(layout, false, search);
                 });
 
 LLMSIM_REGISTER(MoePipeline, "streaming",
@@ -47,7 +95,7 @@ LLMSIM_REGISTER(MoePipeline, "streaming",
                   if (s.kind != "moe-chiplet")
                     throw ScenarioError("/strategies/moe_pipeline/name",
                                         "streaming models Mozart's chiplet system: it needs kind \"moe-chiplet\"");
-                  return std::make_unique<Chunked>(1, true);
+                  return std::make_unique<Fixed>(MoeLayout{}, true);
                 });
 
 }  // namespace

@@ -103,16 +103,21 @@ class Builder {
         for (int r = 0; r < seg.repeat; ++r)
           pieces.push_back({block, chunk_in >= 0 ? std::vector<int>{chunk_in} : std::vector<int>{},
                             seg.exchange >= 0 ? std::vector<int>{seg.exchange} : std::vector<int>{}});
-        if (seg.exchange >= 0) waits.assign(seg.repeat, seg.exchange);
-        chunk_in = -1;
+        pieces.back().gradients_of_layer = seg.gradients_of_layer;
+        // Followed by a segment repeated as often: its run r waits only for this exchange's run r.
+        const bool chained = seg.exchange >= 0 && i + 1 < segs.size() && segs[i + 1].repeat == seg.repeat;
+        if (seg.exchange >= 0 && !chained) waits.assign(seg.repeat, seg.exchange);
+        chunk_in = chained ? seg.exchange : -1;
         continue;
       }
       add_segment(c, seg);
       content = true;
-      if (seg.exchange < 0) continue;
-      const int times = i + 1 < segs.size() ? segs[i + 1].repeat : 1;
-      pieces.push_back({add(c), waits, std::vector<int>(times, seg.exchange)});
+      if (seg.exchange < 0 && seg.gradients_of_layer < 0) continue;
+      const int times = seg.exchange >= 0 && i + 1 < segs.size() ? segs[i + 1].repeat : 1;
+      pieces.push_back({add(c), waits, std::vector<int>(seg.exchange >= 0 ? times : 0, seg.exchange),
+                        seg.gradients_of_layer});
       c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear();
+      if (seg.exchange < 0) continue;
       if (times > 1)
         chunk_in = seg.exchange;
       else
@@ -179,20 +184,27 @@ LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const s
 
 /// Units of MoE layer `index` on expert-parallel rank `rank`: attention, pre (norm, router, shared experts,
 /// permutation) -> dispatch, the rank's experts on their routed tokens -> tp all-reduce -> combine; an empty
-/// last unit whose backward starts with the combine-gradient exchange.
+/// last unit whose backward starts with the combine-gradient exchange. With attention in the pipeline
+/// (FlowMoE, tp 1) attention and pre are one unit run per chunk on 1/R of the micro-batch.
 std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe, const Kernels& attention,
-                            const MoePlan& plan, int index, int rank, int chunks) {
+                            const MoePlan& plan, int index, int rank, const strategy::MoeLayout& layout) {
+  const int chunks = layout.chunks;
   Kernels experts;  // one chunk's work: 1/chunks of every expert's tokens
   for (double n : plan.traffic[index].slot_tokens[rank])
     experts = concat(experts, model::expert_forward(x, moe, n / chunks));
   model::LayerShape part = x;
-  part.s /= chunks;
+  part.b /= chunks;
   experts = concat(experts, model::moe_post_forward(part, moe));
   auto key = [&](Exchange e) { return moe_exchange_key(index, e); };
+  const Unit expert_unit{"experts", experts, true, true, key(Exchange::Combine), key(Exchange::DispatchGrad), chunks};
+  const Unit combine_grad{"combine grad", {}, false, false, -1, key(Exchange::CombineGrad)};
+  if (layout.attention_in_pipeline)
+    return {{"attention+gating", concat(model::attention_forward(part), model::moe_pre_forward(part, moe)), false,
+             false, key(Exchange::Dispatch), -1, chunks},
+            expert_unit, combine_grad};
   return {{"attention", attention},
           {"moe pre", model::moe_pre_forward(x, moe), false, true, key(Exchange::Dispatch), -1},
-          {"experts", experts, true, true, key(Exchange::Combine), key(Exchange::DispatchGrad), chunks},
-          {"combine grad", {}, false, false, -1, key(Exchange::CombineGrad)}};
+          expert_unit, combine_grad};
 }
 
 void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.insert(to.end(), from.begin(), from.end()); }
@@ -201,7 +213,7 @@ void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.ins
 
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
                                             const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
-                                            const MoePlan* moe, int ep_rank, int moe_chunks) {
+                                            const MoePlan* moe, int ep_rank, const strategy::MoeLayout& layout) {
   Builder b(s, cm, costs);
   const auto x = model::LayerShape::from(s);
   const std::string& rc = s.training.recompute;
@@ -227,7 +239,7 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
   if (moe)
     for (size_t i = 0; i < moe->traffic.size(); ++i)
       moe_layers.push_back(
-          layer_segments(b, moe_units(x, s.model.moe, attention, *moe, static_cast<int>(i), ep_rank, moe_chunks), rc));
+          layer_segments(b, moe_units(x, s.model.moe, attention, *moe, static_cast<int>(i), ep_rank, layout), rc));
   int first_layer = 0;  // model layer index of the chunk's first layer
   auto layer_at = [&](int j, int l) -> const LayerSegments& {
     const int global = first_layer + l;
@@ -254,6 +266,10 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
       append(in, layer.input);
       append(w, layer.weight);
       append(bw, layer.backward);
+      if (layout.gradient_chunk_bytes > 0) {  // the layer's gradients are final after its last W / B+W segment
+        if (!layer.weight.empty()) w.back().gradients_of_layer = first_layer + l;
+        bw.back().gradients_of_layer = first_layer + l;
+      }
     }
     if (is_last) f.push_back(head_f);
     if (is_first) in.push_back(embed_b), bw.push_back(embed_b);

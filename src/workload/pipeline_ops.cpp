@@ -44,12 +44,11 @@ Resolved resolve(const strategy::PipelineTask& task, int stage, const strategy::
 /// segment.
 void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, const PipelineWiring& wiring) {
   std::array<size_t, 2> next{0, 0};
-  std::array<Op, 2> pending{};  // the wait each pass owes before its next segment (kind Compute = none)
-  for (auto& p : pending) p.kind = Op::Kind::Compute;
+  std::array<std::vector<Op>, 2> pending;  // the waits each pass owes before its next segment
   auto remaining = [&](int x) { return next[x] < pair[x].chain->segments.size(); };
   auto wait = [&](int x) {
-    if (pending[x].kind != Op::Kind::Compute) ops.push_back(pending[x]);
-    pending[x].kind = Op::Kind::Compute;
+    ops.insert(ops.end(), pending[x].begin(), pending[x].end());
+    pending[x].clear();
   };
   for (int turn = 0; remaining(0) || remaining(1); turn = 1 - turn) {
     const int x = remaining(turn) ? turn : 1 - turn;
@@ -60,25 +59,31 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
     if (seg.collective >= 0) {
       const int event = static_cast<int>(ops.size());  // unique event id on this worker
       ops.push_back({Op::Kind::CommAsync, r.pass, event, r.chunk, seg.collective, 0});
-      pending[x] = {Op::Kind::WaitEvent, Pass::None, event, r.chunk, seg.collective, 0};
+      pending[x].push_back({Op::Kind::WaitEvent, Pass::None, event, r.chunk, seg.collective, 0});
     }
     if (seg.exchange >= 0) {  // the exchange carries the collective's result: wait for it first
       wait(x);
-      const int spec = wiring.exchange_spec(seg.exchange);
-      ops.push_back({Op::Kind::CollStart, r.pass, r.micro_batch, r.chunk, spec, 0});
-      pending[x] = {Op::Kind::CollWait, r.pass, r.micro_batch, r.chunk, spec, 0};
+      const auto& specs = wiring.exchange_specs(seg.exchange);
+      for (int spec : specs) ops.push_back({Op::Kind::CollStart, r.pass, r.micro_batch, r.chunk, spec, 0});
+      for (int spec : specs) pending[x].push_back({Op::Kind::CollWait, r.pass, r.micro_batch, r.chunk, spec, 0});
     }
   }
   wait(0);
   wait(1);
 }
 
-/// A pass alone: its fused blocks, each after the exchanges it waits for and before those it queues.
-void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring& wiring) {
+/// A pass alone: its fused blocks, each after the exchanges it waits for and before those it queues; when the
+/// task's gradients are final (`last_gradient`), `on_layer_done` follows each block that ends a layer's backward.
+void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring& wiring, bool last_gradient,
+                  const std::function<void(int layer)>& on_layer_done) {
+  auto each = [&](int key, Op::Kind kind) {
+    for (int spec : wiring.exchange_specs(key)) ops.push_back({kind, r.pass, r.micro_batch, r.chunk, spec, 0});
+  };
   for (const auto& piece : r.chain->fused) {
-    for (int key : piece.waits) ops.push_back({Op::Kind::CollWait, r.pass, r.micro_batch, r.chunk, wiring.exchange_spec(key), 0});
+    for (int key : piece.waits) each(key, Op::Kind::CollWait);
     if (piece.compute >= 0) ops.push_back({Op::Kind::Compute, r.pass, r.micro_batch, r.chunk, piece.compute, 0});
-    for (int key : piece.starts) ops.push_back({Op::Kind::CollStart, r.pass, r.micro_batch, r.chunk, wiring.exchange_spec(key), 0});
+    for (int key : piece.starts) each(key, Op::Kind::CollStart);
+    if (last_gradient && piece.gradients_of_layer >= 0 && on_layer_done) on_layer_done(piece.gradients_of_layer);
   }
 }
 
@@ -87,7 +92,8 @@ void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring&
 void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
                          const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
                          const std::function<void(int local_chunk)>& on_chunk_done,
-                         const std::function<void(int local_chunk)>& before_compute) {
+                         const std::function<void(int local_chunk)>& before_compute,
+                         const std::function<void(int layer)>& on_layer_done) {
   using TaskPass = strategy::PipelineTask::Pass;
   const int chunks = static_cast<int>(wiring.owner.size());
   // A chunk's gradients are final after its last whole backward or weight-gradient task.
@@ -139,7 +145,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
       if (before_compute) before_compute(task.chunk);
     }
     if (n == 1)
-      append_alone(ops, tasks[0], wiring);
+      append_alone(ops, tasks[0], wiring, i == last_gradient[order[i].chunk], on_layer_done);
     else
       append_braided(ops, tasks, wiring);
     for (size_t k = 0; k < n; ++k) {

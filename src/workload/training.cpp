@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "llmsim/model/transformer.hpp"
@@ -18,29 +19,39 @@ namespace {
 
 using collectives::Kind;
 
-/// Parameters per GPU of global model chunk j (of `chunks`), model layers [first, first + layers): the dense
-/// part (replicated over dp) and the routed experts (split over ep, replicated over dp/ep).
+/// Parameters per GPU of a part of the model: the dense part (replicated over dp) and the routed experts
+/// (split over ep, replicated over dp/ep).
 struct ChunkParams {
   double dense = 0, experts = 0;
   double total() const { return dense + experts; }
 };
-ChunkParams chunk_params(const scenario::Scenario& s, int j, int chunks, int first, int layers) {
+/// Model layer l.
+ChunkParams layer_part(const scenario::Scenario& s, int l) {
   const auto& m = s.model;
   const double t = s.parallelism.tp;
+  if (!m.moe.is_moe_layer(l)) return {model::layer_params(m) / t, 0};
+  return {model::moe_layer_params(m, 0) / t,
+          double(m.moe.experts) / s.parallelism.ep * model::ffn_params(m, m.moe.expert_ffn_hidden) / t};
+}
+/// What global model chunk j (of `chunks`) holds besides its layers: the embedding (first), the final norm and
+/// output layer (last).
+ChunkParams chunk_extras(const scenario::Scenario& s, int j, int chunks) {
+  const auto& m = s.model;
+  const double vocab_matrix = double(m.vocab) * m.hidden / s.parallelism.tp;
   ChunkParams p;
-  for (int l = first; l < first + layers; ++l) {
-    if (m.moe.is_moe_layer(l)) {
-      p.dense += model::moe_layer_params(m, 0) / t;
-      p.experts += double(m.moe.experts) / s.parallelism.ep * model::ffn_params(m, m.moe.expert_ffn_hidden) / t;
-    } else {
-      p.dense += model::layer_params(m) / t;
-    }
-  }
-  const double vocab_matrix = double(m.vocab) * m.hidden / t;
   if (j == 0) p.dense += model::embedding_params(m) - double(m.vocab) * m.hidden + vocab_matrix;
   if (j == chunks - 1) {
     p.dense += 2.0 * m.hidden;  // final norm
     if (!m.tied_embeddings || chunks > 1) p.dense += vocab_matrix;  // output layer (a tied copy on another chunk)
+  }
+  return p;
+}
+/// Global model chunk j, model layers [first, first + layers).
+ChunkParams chunk_params(const scenario::Scenario& s, int j, int chunks, int first, int layers) {
+  ChunkParams p = chunk_extras(s, j, chunks);
+  for (int l = first; l < first + layers; ++l) {
+    const ChunkParams x = layer_part(s, l);
+    p.dense += x.dense, p.experts += x.experts;
   }
   return p;
 }
@@ -84,11 +95,12 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
   // collectives), weight-gradient backward (W) and the whole backward (B + W) for schedules that do not split it;
   // with MoE layers, as seen by each expert-parallel rank (its experts' tokens differ).
   plan.moe = plan_moe(s);
-  const int ep = par.ep, moe_chunks = strategy::make_moe_pipeline(s)->chunks();
+  const int ep = par.ep;
+  const strategy::MoeLayout layout = strategy::make_moe_pipeline(s)->layout();
+  const bool per_layer_grads = layout.gradient_chunk_bytes > 0;
   std::vector<std::vector<ChunkPasses>> passes;
   for (int r = 0; r < ep; ++r)
-    passes.push_back(build_chunk_passes(s, cm, layers_of, w.costs, plan.moe.empty() ? nullptr : &plan.moe, r,
-                                        moe_chunks));
+    passes.push_back(build_chunk_passes(s, cm, layers_of, w.costs, plan.moe.empty() ? nullptr : &plan.moe, r, layout));
   double fwd_flops_job = 0, hw_flops_job = 0;  // per micro-batch, tp rank and data-parallel group of ep replicas
   auto flops_of = [&](const PassChain& chain) {
     double f = 0;
@@ -155,7 +167,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     w.groups.push_back(g);
   }
 
-  const MoeExchanges exchanges = add_moe_exchanges(s, plan.moe, stage_of_layer, worker_of, moe_chunks, w);
+  const MoeExchanges exchanges = add_moe_exchanges(s, plan.moe, stage_of_layer, worker_of, layout, w);
 
   // Tied embeddings with pp > 1: the first and last stage of each replica all-reduce the embedding gradient
   // after the pipeline (Megatron's _allreduce_embedding_grads).
@@ -198,17 +210,32 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     w.costs.push_back(opt);
 
     // Gradient buckets per local chunk: dense parameters over the dp group; routed experts over the dp/ep
-    // replicas that hold the same experts (buckets of ep rank a in expert_buckets[a]).
+    // replicas that hold the same experts (buckets of ep rank a in expert_buckets[a]). With per-layer gradients
+    // (FlowMoE) each layer's gradients are chunks of S_p bytes that yield to all-to-alls (layer_buckets,
+    // layer_expert_buckets), and a model chunk's own buckets hold only its embedding / head.
     std::vector<std::vector<int>> buckets(v);
     std::vector<std::vector<std::vector<int>>> expert_buckets(ep, std::vector<std::vector<int>>(v));
-    auto add_buckets = [&](std::vector<int>& list, double params, int group) {
+    std::map<int, std::vector<int>> layer_buckets;                        // model layer -> dense chunks
+    std::vector<std::map<int, std::vector<int>>> layer_expert_buckets(ep);  // [ep rank] model layer -> chunks
+    auto add_buckets = [&](std::vector<int>& list, double params, int group, bool chunked) {
       const double bytes = params * grad_bytes_per_param;
-      const int n = std::max(1, static_cast<int>(std::ceil(bytes / tr.grad_bucket_bytes)));
+      const double size = chunked ? layout.gradient_chunk_bytes : tr.grad_bucket_bytes;
+      const int n = std::max(1, static_cast<int>(std::ceil(bytes / size)));
       for (int k = 0; k < n; ++k) {
         list.push_back(static_cast<int>(w.collectives.size()));
-        w.collectives.push_back({"dp grad bucket", group, tr.zero_stage >= 1 ? Kind::ReduceScatter : Kind::AllReduce,
-                                 bytes / n, TimeCategory::DpComm, dp_algorithm, {}});
+        w.collectives.push_back({chunked ? "dp grad chunk" : "dp grad bucket", group,
+                                 tr.zero_stage >= 1 ? Kind::ReduceScatter : Kind::AllReduce, bytes / n,
+                                 TimeCategory::DpComm, dp_algorithm, {}, chunked});
       }
+    };
+    // The parameters of local chunk c: per layer when the gradients go per layer, else the whole chunk.
+    auto for_each_part = [&](int c, const std::function<void(std::vector<int>&, std::vector<int>&, const ChunkParams&, bool)>& f,
+                             int a) {
+      const int j = schedule.model_chunk(pp, stage, c);
+      if (!per_layer_grads) return f(buckets[c], expert_buckets[a][c], parts[c], false);
+      f(buckets[c], expert_buckets[a][c], chunk_extras(s, j, chunks), false);
+      for (int l = first_layer_of[j]; l < first_layer_of[j] + layers_of[j]; ++l)
+        f(layer_buckets[l], layer_expert_buckets[a][l], layer_part(s, l), true);
     };
     if (dp / ep > 1)
       for (int a = 0; a < ep; ++a) {
@@ -217,12 +244,17 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
         const int group = static_cast<int>(w.groups.size());
         w.groups.push_back(g);
         for (int c = 0; c < v; ++c)
-          if (parts[c].experts > 0) add_buckets(expert_buckets[a][c], parts[c].experts, group);
+          for_each_part(c, [&](std::vector<int>&, std::vector<int>& list, const ChunkParams& p, bool chunked) {
+            if (p.experts > 0) add_buckets(list, p.experts, group, chunked);
+          }, a);
       }
     int ag_spec = -1;
     std::vector<int> zero3_gather(v, -1);
     if (dp > 1) {
-      for (int c = 0; c < v; ++c) add_buckets(buckets[c], parts[c].dense, dp_group[stage]);
+      for (int c = 0; c < v; ++c)
+        for_each_part(c, [&](std::vector<int>& list, std::vector<int>&, const ChunkParams& p, bool chunked) {
+          if (p.dense > 0) add_buckets(list, p.dense, dp_group[stage], chunked);
+        }, 0);
       if (tr.zero_stage == 3)  // parameters stay sharded: gathered before every block that uses them
         for (int c = 0; c < v; ++c) {
           zero3_gather[c] = static_cast<int>(w.collectives.size());
@@ -249,7 +281,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
                             gathers ? act_bytes / t : act_bytes,
                             [&](int st) { return worker_of(st, r); },
                             offload_cost,
-                            [&](int key) { return exchanges.of(stage, r, key); }};
+                            [&](int key) -> const std::vector<int>& { return exchanges.of(stage, r, key); }};
       for (int it = 0; it < tr.iterations; ++it) {
         append_pipeline_ops(
             wk.ops, stage, order, schedule, wiring,
@@ -262,6 +294,10 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
               if (zero3_gather[c] < 0) return;
               wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, zero3_gather[c], 0});
               wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, zero3_gather[c], 0});
+            },
+            [&](int layer) {
+              for (int b : layer_buckets[layer]) start(b);
+              for (int b : layer_expert_buckets[r % ep][layer]) start(b);
             });
         if (!tr.overlap_grad_reduce)
           for (int c = 0; c < v; ++c) {

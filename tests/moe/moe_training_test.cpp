@@ -99,7 +99,7 @@ TEST(MoePipeline, TutelQueuesEveryDispatchChunkThenPipelinesExpertsAndCombines) 
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
   const auto plan = workload::plan_moe(s);
   std::vector<workload::ComputeCost> costs;
-  const auto passes = workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0, 2);
+  const auto passes = workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0, strategy::MoeLayout{2});
   const auto& f = passes[0].forward.fused;
   const int dispatch = workload::moe_exchange_key(0, workload::Exchange::Dispatch),
             combine = workload::moe_exchange_key(0, workload::Exchange::Combine);

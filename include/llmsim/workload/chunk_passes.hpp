@@ -32,6 +32,7 @@
 
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/scenario/scenario.hpp"
+#include "llmsim/strategy/moe_pipeline.hpp"
 #include "llmsim/workload/moe_plan.hpp"
 #include "llmsim/workload/program.hpp"
 
@@ -47,6 +48,9 @@ struct Segment {
   /// A pipelined MoE part (strategies.moe_pipeline): the segment runs `repeat` times, once per chunk of the
   /// tokens; the exchange before it is queued `repeat` times and each run waits for its own chunk.
   int repeat = 1;
+  /// With MoeLayout::gradient_chunk_bytes > 0: the gradients of model layer `gradients_of_layer` are final once
+  /// this (weight-gradient) segment has run; -1 otherwise.
+  int gradients_of_layer = -1;
 };
 
 /// A block of the chain run alone: wait for the exchanges `waits` (keys, one instance each, in order), compute
@@ -54,6 +58,7 @@ struct Segment {
 struct Piece {
   int compute = -1;
   std::vector<int> waits, starts;
+  int gradients_of_layer = -1;  ///< the block ends the backward of this model layer (Segment::gradients_of_layer)
 };
 
 struct PassChain {
@@ -74,9 +79,14 @@ struct ChunkPasses {
 /// layers run as seen by expert-parallel rank `ep_rank`: attention -> AR; [norm, router, shared experts,
 /// permutation] -> dispatch; [the rank's experts on their tokens, un-permutation] -> AR; combine; the backward
 /// mirrors it (combine-gradient exchange, experts' dgrad -> AR -> dispatch-gradient exchange, ...). With
-/// moe_chunks = R > 1 the experts' segments are one chunk's work (1/R of each expert's tokens) repeated R times.
+/// layout.chunks = R > 1 the experts' segments are one chunk's work (1/R of each expert's tokens) repeated R
+/// times; with layout.attention_in_pipeline the attention and gating also run as R segments of 1/R of the
+/// micro-batch, chunk c's dispatch queued right after its gating (and in the backward chunk c's attention
+/// gradient right after its dispatch-gradient exchange). With layout.gradient_chunk_bytes > 0 the last
+/// segment of each layer's backward (or weight gradient) carries gradients_of_layer and ends a fused block.
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
                                             const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
-                                            const MoePlan* moe = nullptr, int ep_rank = 0, int moe_chunks = 1);
+                                            const MoePlan* moe = nullptr, int ep_rank = 0,
+                                            const strategy::MoeLayout& layout = {});
 
 }  // namespace llmsim::workload

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "llmsim/scenario/scenario.hpp"
+#include "llmsim/strategy/moe_pipeline.hpp"
 #include "llmsim/workload/chunk_passes.hpp"
 #include "llmsim/workload/moe_plan.hpp"
 #include "llmsim/workload/program.hpp"
@@ -18,15 +19,19 @@ namespace llmsim::workload {
 
 struct MoeExchanges {
   int ep = 1;
-  std::vector<std::vector<std::vector<int>>> spec;  ///< [stage][ep group][exchange key] -> CollectiveSpec, -1
-  /// The spec of exchange `key` for the group of data-parallel replica `replica` on `stage`.
-  int of(int stage, int replica, int key) const { return spec[stage][replica / ep][key]; }
+  /// [stage][ep group][exchange key] -> CollectiveSpecs (one, or two with a split all-to-all; none when unused)
+  std::vector<std::vector<std::vector<std::vector<int>>>> spec;
+  /// The specs of exchange `key` for the group of data-parallel replica `replica` on `stage`.
+  const std::vector<int>& of(int stage, int replica, int key) const { return spec[stage][replica / ep][key]; }
 };
 
-/// Adds the groups and specs of every MoE layer's exchanges to `w`. `stage_of_layer[l]` is the stage holding
-/// model layer l, `worker_of(stage, replica)` the worker index; with `chunks` > 1 (a pipelined MoE layer) each
-/// exchange carries 1/chunks of the bytes and runs once per chunk.
+/// Adds the groups and specs of every MoE layer's exchanges to `w` (whose workers are placed already).
+/// `stage_of_layer[l]` is the stage holding model layer l, `worker_of(stage, replica)` the worker index; with
+/// layout.chunks > 1 (a pipelined MoE layer) each exchange carries 1/chunks of the bytes and runs once per
+/// chunk; with layout.split_all_to_all (ScheMoE's Pipe-A2A) each exchange is two all-to-all-v on two groups of
+/// the same members — the pairs inside a node and the pairs across nodes — so each part queues on its own stream.
 MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan, const std::vector<int>& stage_of_layer,
-                               const std::function<int(int stage, int replica)>& worker_of, int chunks, Workload& w);
+                               const std::function<int(int stage, int replica)>& worker_of,
+                               const strategy::MoeLayout& layout, Workload& w);
 
 }  // namespace llmsim::workload

@@ -30,8 +30,9 @@ struct PipelineWiring {
   /// Per global chunk: ComputeCost index of copying one micro-batch's activations over the host link
   /// (category Offload); used for the schedule's offloaded chunk.
   std::vector<int> offload_cost;
-  /// MoE: CollectiveSpec index of an exchange key (chunk_passes.hpp) for this replica's expert-parallel group.
-  std::function<int(int exchange)> exchange_spec;
+  /// MoE: CollectiveSpec indices of an exchange key (chunk_passes.hpp) for this replica's expert-parallel group
+  /// (two with ScheMoE's split all-to-all: started together, both waited for).
+  std::function<const std::vector<int>&(int exchange)> exchange_specs;
 };
 
 /// Stage -> chunk owner table of `schedule` for pp stages.
@@ -39,10 +40,13 @@ std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp
 
 /// Appends the ops of `order` for `stage`. `on_chunk_done(local_chunk)` is called right after the last
 /// backward of each local chunk (its gradients are final), so the caller can append gradient collectives;
-/// `before_compute(local_chunk)` right before each compute block (e.g. a ZeRO-3 parameter all-gather).
+/// `before_compute(local_chunk)` right before each compute block (e.g. a ZeRO-3 parameter all-gather);
+/// `on_layer_done(model_layer)` in the last backward of a chunk right after the block that ends that layer's
+/// backward (pieces marked by MoeLayout::gradient_chunk_bytes; not in braided pairs).
 void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
                          const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
                          const std::function<void(int local_chunk)>& on_chunk_done = {},
-                         const std::function<void(int local_chunk)>& before_compute = {});
+                         const std::function<void(int local_chunk)>& before_compute = {},
+                         const std::function<void(int layer)>& on_layer_done = {});
 
 }  // namespace llmsim::workload

@@ -39,6 +39,9 @@ struct CollectiveSpec {
   TimeCategory category = TimeCategory::DpComm;
   collectives::Algorithm algorithm = collectives::Algorithm::Auto;
   std::vector<double> matrix;  ///< all-to-all-v: bytes per GPU from member i to member j, row-major
+  /// Low priority (FlowMoE's gradient chunks): the group's stream starts it only while no member has an
+  /// all-to-all (category EpComm) started and not finished; once started it runs to its end.
+  bool yields_to_all_to_all = false;
 };
 
 /// Streams of a worker beside its compute stream (0): tp collectives, and the two directions of the host link.
