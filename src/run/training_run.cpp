@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -13,16 +14,41 @@
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/report/summary.hpp"
 #include "llmsim/report/trace.hpp"
+#include "llmsim/run/chunk_search.hpp"
+#include "llmsim/strategy/moe_pipeline.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/workload/moe_chiplet.hpp"
 #include "llmsim/workload/training.hpp"
 
 namespace llmsim::run {
 
+namespace {
+
+nlohmann::json simulate(const scenario::Scenario& s, std::optional<report::OutputDir>& out,
+                        std::chrono::steady_clock::time_point wall_start, const nlohmann::json& search);
+
+}  // namespace
+
 nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir) {
   const auto wall_start = std::chrono::steady_clock::now();
   std::optional<report::OutputDir> out;  // first: a bad --out fails before any work
   if (!out_dir.empty()) out.emplace(out_dir);
+  if (!strategy::make_moe_pipeline(s)->searches_gradient_chunk()) return simulate(s, out, wall_start, nullptr);
+  const auto search = search_gradient_chunk(s, [](const scenario::Scenario& c) {
+    const auto summary = run_training(c, "");
+    return summary.contains("iteration_time_s") ? summary["iteration_time_s"].get<double>()
+                                                : std::numeric_limits<double>::infinity();
+  });
+  spdlog::info("{}: S_p = {:.0f} KiB after {} simulations", s.name, search.best_bytes / 1024, search.evaluations.size());
+  scenario::Scenario best = with_gradient_chunk(s, search.best_bytes);
+  best.resolved = s.resolved;  // the scenario as written ("auto"); the choice is in the summary
+  return simulate(best, out, wall_start, search.to_json());
+}
+
+namespace {
+
+nlohmann::json simulate(const scenario::Scenario& s, std::optional<report::OutputDir>& out,
+                        std::chrono::steady_clock::time_point wall_start, const nlohmann::json& search) {
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
   const auto schedule = strategy::make_pipeline_schedule(s);
   const auto plan = s.kind == "moe-chiplet" ? workload::build_moe_chiplet(s, cm) : workload::build_training(s, cm, *schedule);
@@ -50,6 +76,7 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   auto summary = report::training_summary(s, plan, rec ? &*rec : nullptr, wall);
+  if (!search.is_null()) summary["moe_pipeline_search"] = search;
   if (out) {
     report::write_text(out->path("summary.json"), summary.dump(2) + "\n");
     report::write_text(out->path("scenario.resolved.json"), s.resolved.dump(2) + "\n");
@@ -57,5 +84,7 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
   }
   return summary;
 }
+
+}  // namespace
 
 }  // namespace llmsim::run

@@ -259,7 +259,11 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     if (!is_first && gathers) f.push_back(gather_f);
     if (!is_last && gathers) in.push_back(gather_b), bw.push_back(gather_b);
     if (is_first) f.push_back(embed_f);
-    if (is_last) in.push_back(head_b), w.push_back(head_w), bw.push_back(head_bw);
+    if (is_last) {
+      in.push_back(head_b), w.push_back(head_w), bw.push_back(head_bw);
+      if (layout.gradient_chunk_bytes > 0)  // the output layer's gradients, as "layer" number `layers`
+        w.back().gradients_of_layer = bw.back().gradients_of_layer = s.model.layers;
+    }
     for (int l = 0; l < layers_of_chunk[j]; ++l) append(f, layer_at(j, l).forward);
     for (int l = layers_of_chunk[j] - 1; l >= 0; --l) {
       const LayerSegments& layer = layer_at(j, l);

@@ -33,22 +33,24 @@ ChunkParams layer_part(const scenario::Scenario& s, int l) {
   return {model::moe_layer_params(m, 0) / t,
           double(m.moe.experts) / s.parallelism.ep * model::ffn_params(m, m.moe.expert_ffn_hidden) / t};
 }
-/// What global model chunk j (of `chunks`) holds besides its layers: the embedding (first), the final norm and
-/// output layer (last).
-ChunkParams chunk_extras(const scenario::Scenario& s, int j, int chunks) {
+/// The embedding held by global model chunk j (the first).
+ChunkParams embedding_part(const scenario::Scenario& s, int j) {
   const auto& m = s.model;
-  const double vocab_matrix = double(m.vocab) * m.hidden / s.parallelism.tp;
-  ChunkParams p;
-  if (j == 0) p.dense += model::embedding_params(m) - double(m.vocab) * m.hidden + vocab_matrix;
-  if (j == chunks - 1) {
-    p.dense += 2.0 * m.hidden;  // final norm
-    if (!m.tied_embeddings || chunks > 1) p.dense += vocab_matrix;  // output layer (a tied copy on another chunk)
-  }
+  if (j != 0) return {};
+  return {model::embedding_params(m) - double(m.vocab) * m.hidden + double(m.vocab) * m.hidden / s.parallelism.tp, 0};
+}
+/// The final norm and output layer held by global model chunk j (of `chunks`; the last).
+ChunkParams head_part(const scenario::Scenario& s, int j, int chunks) {
+  const auto& m = s.model;
+  if (j != chunks - 1) return {};
+  ChunkParams p{2.0 * m.hidden, 0};  // final norm
+  if (!m.tied_embeddings || chunks > 1) p.dense += double(m.vocab) * m.hidden / s.parallelism.tp;  // (a tied copy)
   return p;
 }
 /// Global model chunk j, model layers [first, first + layers).
 ChunkParams chunk_params(const scenario::Scenario& s, int j, int chunks, int first, int layers) {
-  ChunkParams p = chunk_extras(s, j, chunks);
+  ChunkParams p = embedding_part(s, j);
+  p.dense += head_part(s, j, chunks).dense;
   for (int l = first; l < first + layers; ++l) {
     const ChunkParams x = layer_part(s, l);
     p.dense += x.dense, p.experts += x.experts;
@@ -212,7 +214,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
     // Gradient buckets per local chunk: dense parameters over the dp group; routed experts over the dp/ep
     // replicas that hold the same experts (buckets of ep rank a in expert_buckets[a]). With per-layer gradients
     // (FlowMoE) each layer's gradients are chunks of S_p bytes that yield to all-to-alls (layer_buckets,
-    // layer_expert_buckets), and a model chunk's own buckets hold only its embedding / head.
+    // layer_expert_buckets; the output layer's as layer number `layers`, final after the head's backward; with
+    // tied embeddings it is the embedding's), and a model chunk's own buckets hold only its embedding.
     std::vector<std::vector<int>> buckets(v);
     std::vector<std::vector<std::vector<int>>> expert_buckets(ep, std::vector<std::vector<int>>(v));
     std::map<int, std::vector<int>> layer_buckets;                        // model layer -> dense chunks
@@ -233,9 +236,11 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
                              int a) {
       const int j = schedule.model_chunk(pp, stage, c);
       if (!per_layer_grads) return f(buckets[c], expert_buckets[a][c], parts[c], false);
-      f(buckets[c], expert_buckets[a][c], chunk_extras(s, j, chunks), false);
+      f(buckets[c], expert_buckets[a][c], embedding_part(s, j), false);
       for (int l = first_layer_of[j]; l < first_layer_of[j] + layers_of[j]; ++l)
         f(layer_buckets[l], layer_expert_buckets[a][l], layer_part(s, l), true);
+      const int head = s.model.layers;
+      f(layer_buckets[head], layer_expert_buckets[a][head], head_part(s, j, chunks), true);
     };
     if (dp / ep > 1)
       for (int a = 0; a < ep; ++a) {

@@ -83,7 +83,8 @@ struct ChunkPasses {
 /// times; with layout.attention_in_pipeline the attention and gating also run as R segments of 1/R of the
 /// micro-batch, chunk c's dispatch queued right after its gating (and in the backward chunk c's attention
 /// gradient right after its dispatch-gradient exchange). With layout.gradient_chunk_bytes > 0 the last
-/// segment of each layer's backward (or weight gradient) carries gradients_of_layer and ends a fused block.
+/// segment of each layer's backward (or weight gradient) carries gradients_of_layer and ends a fused block; the
+/// head's backward carries model.layers (the output layer's gradients).
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
                                             const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
                                             const MoePlan* moe = nullptr, int ep_rank = 0,
