@@ -7,24 +7,10 @@ Usage: tools/compare_schedules.py SCENARIO [--schedules interleaved-1f1b,zb-v,st
 With --pp, each depth runs on pp nodes with dp 1 (the scenario's tp, micro-batch and global batch kept).
 """
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run(llmsim, scenario, overrides, out):
-    cmd = [llmsim, "run", scenario, "--out", out, "--set", "output.trace=false"]
-    for o in overrides:
-        cmd += ["--set", o]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"llmsim failed ({' '.join(overrides)}): {done.stderr.strip()}")
-    resolved = json.load(open(os.path.join(out, "scenario.resolved.json")))
-    return json.load(open(os.path.join(out, "summary.json"))), resolved["parallelism"]["pp"]
+from llmsim_runs import DEFAULT_LLMSIM, run
 
 
 def main():
@@ -34,7 +20,7 @@ def main():
     ap.add_argument("--pp", default="", help="comma-separated pipeline depths (default: the scenario's)")
     ap.add_argument("--reference", default="interleaved-1f1b")
     ap.add_argument("--set", action="append", default=[], help="override passed to every run")
-    ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
+    ap.add_argument("--llmsim", default=DEFAULT_LLMSIM)
     args = ap.parse_args()
 
     depths = [int(p) for p in args.pp.split(",")] if args.pp else [None]
@@ -49,7 +35,8 @@ def main():
             results = {}
             for name in schedules:
                 out = os.path.join(tmp, f"{pp}-{name}")
-                results[name] = run(args.llmsim, args.scenario, base + [f"strategies.pipeline_schedule.name={name}"], out)
+                summary, resolved = run(args.llmsim, args.scenario, base + [f"strategies.pipeline_schedule.name={name}"], out)
+                results[name] = summary, resolved["parallelism"]["pp"]
             ref = results.get(args.reference)
             for name in schedules:
                 s, depth = results[name]

@@ -1,0 +1,48 @@
+#!/usr/bin/python3
+"""Runs MoE scenarios under several MoE pipelines (strategies.moe_pipeline) and prints a Markdown table of
+iteration time, exposed all-to-all and data-parallel communication, the change against a reference pipeline,
+and the S_p a flowmoe run chose.
+
+Usage: tools/compare_moe_pipelines.py SCENARIO... [--pipelines vanilla-ep,tutel,schemoe,flowmoe]
+                                      [--reference vanilla-ep] [--set k=v ...] [--llmsim build/llmsim]
+Each pipeline keeps its defaults (R = 2; flowmoe searches S_p unless --set gives it).
+"""
+import argparse
+import os
+import tempfile
+
+from llmsim_runs import DEFAULT_LLMSIM, run
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenarios", nargs="+")
+    ap.add_argument("--pipelines", default="vanilla-ep,tutel,schemoe,flowmoe")
+    ap.add_argument("--reference", default="vanilla-ep")
+    ap.add_argument("--set", action="append", default=[], help="override passed to every run")
+    ap.add_argument("--llmsim", default=DEFAULT_LLMSIM)
+    args = ap.parse_args()
+
+    pipelines = args.pipelines.split(",")
+    print(f"| model | pipeline | iteration [s] | vs {args.reference} | exposed ep_comm [s] | exposed dp_comm [s] | S_p |")
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for scenario in args.scenarios:
+            results = {}
+            for name in pipelines:
+                out = os.path.join(tmp, f"{len(results)}-{name}")
+                results[name], resolved = run(args.llmsim, scenario, args.set + [f"strategies.moe_pipeline={name}"], out)
+            model = resolved["model"]["name"]
+            ref = results.get(args.reference)
+            for name in pipelines:
+                s = results[name]
+                t = s["iteration_time_s"]
+                change = f"{(t / ref['iteration_time_s'] - 1) * 100:+.1f}%" if ref else "-"
+                search = s.get("moe_pipeline_search")
+                sp = f"{search['allreduce_chunk_bytes'] / 2**20:.2f} MiB" if search else "-"
+                print(f"| {model} | {name} | {t:.3f} | {change} | {s['time_breakdown_s']['ep_comm']:.3f} | "
+                      f"{s['time_breakdown_s']['dp_comm']:.3f} | {sp} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+"""Shared helper of the comparison tools: one llmsim run with overrides, its summary and resolved scenario."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_LLMSIM = os.path.join(ROOT, "build", "llmsim")
+
+
+def run(llmsim, scenario, overrides, out):
+    """Runs `llmsim run SCENARIO --out OUT --set k=v ...` without a trace; exits with llmsim's error on failure.
+    Returns (summary, resolved scenario)."""
+    cmd = [llmsim, "run", scenario, "--out", out, "--set", "output.trace=false", "--log-level", "warn"]
+    for o in overrides:
+        cmd += ["--set", o]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"llmsim failed ({' '.join(overrides)}): {done.stderr.strip()}")
+    return (json.load(open(os.path.join(out, "summary.json"))),
+            json.load(open(os.path.join(out, "scenario.resolved.json"))))
