@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
 
 #include "llmsim/model/transformer.hpp"
@@ -231,16 +230,19 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
                                  TimeCategory::DpComm, dp_algorithm, {}, chunked});
       }
     };
-    // The parameters of local chunk c: per layer when the gradients go per layer, else the whole chunk.
-    auto for_each_part = [&](int c, const std::function<void(std::vector<int>&, std::vector<int>&, const ChunkParams&, bool)>& f,
-                             int a) {
+    // The gradients of local chunk c by when they are final: `layer` -1 after the chunk's last backward, else
+    // after that model layer's backward (per-layer gradients).
+    struct GradientPart {
+      ChunkParams params;
+      int layer = -1;
+    };
+    auto gradient_parts = [&](int c) {
       const int j = schedule.model_chunk(pp, stage, c);
-      if (!per_layer_grads) return f(buckets[c], expert_buckets[a][c], parts[c], false);
-      f(buckets[c], expert_buckets[a][c], embedding_part(s, j), false);
-      for (int l = first_layer_of[j]; l < first_layer_of[j] + layers_of[j]; ++l)
-        f(layer_buckets[l], layer_expert_buckets[a][l], layer_part(s, l), true);
-      const int head = s.model.layers;
-      f(layer_buckets[head], layer_expert_buckets[a][head], head_part(s, j, chunks), true);
+      if (!per_layer_grads) return std::vector<GradientPart>{{parts[c], -1}};
+      std::vector<GradientPart> out = {{embedding_part(s, j), -1}};
+      for (int l = first_layer_of[j]; l < first_layer_of[j] + layers_of[j]; ++l) out.push_back({layer_part(s, l), l});
+      out.push_back({head_part(s, j, chunks), s.model.layers});
+      return out;
     };
     if (dp / ep > 1)
       for (int a = 0; a < ep; ++a) {
@@ -249,17 +251,19 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
         const int group = static_cast<int>(w.groups.size());
         w.groups.push_back(g);
         for (int c = 0; c < v; ++c)
-          for_each_part(c, [&](std::vector<int>&, std::vector<int>& list, const ChunkParams& p, bool chunked) {
-            if (p.experts > 0) add_buckets(list, p.experts, group, chunked);
-          }, a);
+          for (const auto& part : gradient_parts(c))
+            if (part.params.experts > 0)
+              add_buckets(part.layer < 0 ? expert_buckets[a][c] : layer_expert_buckets[a][part.layer],
+                          part.params.experts, group, part.layer >= 0);
       }
     int ag_spec = -1;
     std::vector<int> zero3_gather(v, -1);
     if (dp > 1) {
       for (int c = 0; c < v; ++c)
-        for_each_part(c, [&](std::vector<int>& list, std::vector<int>&, const ChunkParams& p, bool chunked) {
-          if (p.dense > 0) add_buckets(list, p.dense, dp_group[stage], chunked);
-        }, 0);
+        for (const auto& part : gradient_parts(c))
+          if (part.params.dense > 0)
+            add_buckets(part.layer < 0 ? buckets[c] : layer_buckets[part.layer], part.params.dense, dp_group[stage],
+                        part.layer >= 0);
       if (tr.zero_stage == 3)  // parameters stay sharded: gathered before every block that uses them
         for (int c = 0; c < v; ++c) {
           zero3_gather[c] = static_cast<int>(w.collectives.size());

@@ -13,7 +13,8 @@
 //               (ScheMoE's optional ZFP compression of the exchanged tokens is not modelled: its default is off.)
 //   flowmoe     FlowMoE (Gao et al., NeurIPS 2025, arXiv 2510.00207, Sec. 3-4): attention and gating join the
 //               R-chunk pipeline (chunk c's dispatch starts while chunk c+1's attention computes; forward and
-//               backward), and each layer's gradients are all-reduced, as soon as that layer's backward ends, in
+//               backward; a block's chunks are joined before the next block, as FlowMoE's code concatenates
+//               them), and each layer's gradients are all-reduced, as soon as that layer's backward ends, in
 //               chunks of S_p bytes that a rank's stream starts only while none of the rank's all-to-alls is
 //               pending (all-to-all has strict priority; a started chunk runs to its end). S_p is given or
 //               "auto": searched by golden section over [128 KiB, 16 MiB] (run/chunk_search.hpp) — the range of
