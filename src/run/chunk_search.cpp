@@ -1,49 +1,14 @@
 #include "llmsim/run/chunk_search.hpp"
 
 #include <spdlog/spdlog.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <limits>
 #include <map>
 
+#include "llmsim/run/child_process.hpp"
 #include "llmsim/strategy/moe_pipeline.hpp"
-#include "llmsim/util/error.hpp"
 
 namespace llmsim::run {
-namespace {
-
-/// Runs `f` in a forked child and returns its result. The parent must not have started SimGrid.
-double in_child(const std::function<double()>& f) {
-  int fd[2];
-  if (pipe(fd) != 0) throw SimulationError("S_p search: cannot create a pipe");
-  const pid_t pid = fork();
-  if (pid < 0) throw SimulationError("S_p search: cannot fork");
-  if (pid == 0) {
-    close(fd[0]);
-    spdlog::set_level(spdlog::level::off);
-    double value = std::numeric_limits<double>::quiet_NaN();
-    try {
-      value = f();
-    } catch (...) {
-    }
-    const bool sent = write(fd[1], &value, sizeof value) == static_cast<ssize_t>(sizeof value);
-    _exit(sent ? 0 : 1);
-  }
-  close(fd[1]);
-  double value = std::numeric_limits<double>::quiet_NaN();
-  const bool got = read(fd[0], &value, sizeof value) == static_cast<ssize_t>(sizeof value);
-  close(fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::isnan(value))
-    throw SimulationError("S_p search: a candidate simulation failed (run it with a numeric allreduce_chunk_bytes "
-                          "to see why)");
-  return value;
-}
-
-}  // namespace
 
 scenario::Scenario with_gradient_chunk(const scenario::Scenario& s, double bytes) {
   scenario::Scenario c = s;
@@ -61,7 +26,9 @@ ChunkSearch search_gradient_chunk(const scenario::Scenario& s,
     auto it = seen.find(bytes);
     if (it != seen.end()) return it->second;
     const scenario::Scenario candidate = with_gradient_chunk(s, bytes);
-    const double t = in_child([&] { return iteration_time(candidate); });
+    const double t = in_child([&] { return iteration_time(candidate); },
+                              "S_p search, candidate " + std::to_string(static_cast<long long>(bytes)) +
+                                  " bytes (run it with that allreduce_chunk_bytes to see why)");
     spdlog::info("{}: S_p {:.0f} KiB -> iteration {:.4f} s", s.name, bytes / 1024, t);
     out.evaluations.push_back({bytes, t});
     return seen[bytes] = t;
