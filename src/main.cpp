@@ -50,9 +50,9 @@ int main(int argc, char** argv) {
 
   std::string what;
   auto* list = app.add_subcommand("list", "list presets and registered strategies");
-  list->add_option("what", what, "hardware, models, topologies, strategies or routing")
+  list->add_option("what", what, "hardware, models, topologies, strategies, routing or faults")
       ->required()
-      ->check(CLI::IsMember({"hardware", "models", "topologies", "strategies", "routing"}));
+      ->check(CLI::IsMember({"hardware", "models", "topologies", "strategies", "routing", "faults"}));
 
   try {
     app.parse(argc, argv);

@@ -8,11 +8,14 @@
 #include "llmsim/bench/collective_bench.hpp"
 #include "llmsim/platform/topology.hpp"
 #include "llmsim/report/output_dir.hpp"
+#include "llmsim/report/fault_report.hpp"
 #include "llmsim/report/summary.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/run/training_run.hpp"
 #include "llmsim/scenario/loader.hpp"
+#include "llmsim/faults/failure_process.hpp"
 #include "llmsim/moe/routing.hpp"
+#include "llmsim/strategy/fault_tolerance.hpp"
 #include "llmsim/strategy/expert_placement.hpp"
 #include "llmsim/strategy/moe_pipeline.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
@@ -27,7 +30,8 @@ int run_command(const RunOptions& o) {
                                           "training transfers are far too large for it (use CM02, LV08 or IB)");
   const std::string out = o.out.empty() ? "results/" + s.name : o.out;
   const auto summary = run::run_training(s, out);
-  std::cout << report::summary_table(summary) << "  outputs in " << out << "/\n";
+  std::cout << (summary.contains("faults") ? report::fault_summary_table(summary) : report::summary_table(summary))
+            << "  outputs in " << out << "/\n";
   return 0;
 }
 
@@ -91,6 +95,11 @@ int list_command(const std::string& what, std::ostream& out) {
     list_registry<strategy::PipelineSchedule>("pipeline_schedule", out);
     list_registry<strategy::ExpertPlacementStrategy>("expert_placement", out);
     list_registry<strategy::MoePipeline>("moe_pipeline", out);
+    list_registry<strategy::FaultTolerance>("fault_tolerance", out);
+    return 0;
+  }
+  if (what == "faults") {
+    list_registry<faults::FailureProcess>("faults.process (failure processes)", out);
     return 0;
   }
   if (what == "routing") {

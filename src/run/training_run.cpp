@@ -15,6 +15,7 @@
 #include "llmsim/report/summary.hpp"
 #include "llmsim/report/trace.hpp"
 #include "llmsim/run/chunk_search.hpp"
+#include "llmsim/run/fault_run.hpp"
 #include "llmsim/strategy/moe_pipeline.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/workload/moe_chiplet.hpp"
@@ -32,6 +33,7 @@ nlohmann::json simulate(const scenario::Scenario& s, std::optional<report::Outpu
 nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir) {
   const auto wall_start = std::chrono::steady_clock::now();
   std::optional<report::OutputDir> out;  // first: a bad --out fails before any work
+  if (s.faults.enabled()) return run_faults(s, out_dir);
   if (!out_dir.empty()) out.emplace(out_dir);
   if (!strategy::make_moe_pipeline(s)->searches_gradient_chunk()) return simulate(s, out, wall_start, nullptr);
   const auto search = search_gradient_chunk(s, [](const scenario::Scenario& c) {

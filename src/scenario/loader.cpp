@@ -15,6 +15,8 @@
 #include "llmsim/moe/routing.hpp"
 #include "llmsim/strategy/expert_placement.hpp"
 #include "llmsim/strategy/moe_pipeline.hpp"
+#include "llmsim/strategy/fault_tolerance.hpp"
+#include "llmsim/faults/failure_process.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/util/error.hpp"
 
@@ -180,6 +182,13 @@ FieldList scenario_fields(json& raw) {
     if (f.key == "training") f.children = training_fields();
     if (f.key == "network") f.children = network_fields();
     if (f.key == "output") f.children = output_fields();
+    if (f.key == "faults") {
+      if (!raw.contains("faults")) raw["faults"] = json::object();
+      if (!raw["faults"].is_object()) throw ScenarioError("/faults", "expected an object");
+      f.children = faults_fields();
+      f.children.push_back(family_field<faults::FailureProcess>(raw["faults"], "process", "/faults/process", "none",
+                                                                "failure process"));
+    }
     if (f.key == "strategies") {
       if (!raw.contains("strategies")) raw["strategies"] = json::object();
       if (!raw["strategies"].is_object()) throw ScenarioError("/strategies", "expected an object");
@@ -188,6 +197,9 @@ FieldList scenario_fields(json& raw) {
                     family_field<strategy::ExpertPlacementStrategy>(raw["strategies"], "expert_placement",
                                                                     "/strategies/expert_placement", "contiguous",
                                                                     "MoE expert placement over the ep ranks"),
+                    family_field<strategy::FaultTolerance>(raw["strategies"], "fault_tolerance",
+                                                           "/strategies/fault_tolerance", "none",
+                                                           "what the job does when a node fails"),
                     family_field<strategy::MoePipeline>(raw["strategies"], "moe_pipeline", "/strategies/moe_pipeline",
                                                         "vanilla-ep", "MoE dispatch/expert/combine overlap")};
     }
@@ -214,6 +226,8 @@ Scenario resolve(json raw, const std::string& source_dir) {
   strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
   strategy::make_expert_placement(s);
   strategy::make_moe_pipeline(s);
+  strategy::make_fault_tolerance(s);
+  faults::make_failure_process(s);
   moe::make_routing(s);
   platform::make_topology(s);           // the topology's own cross-field rules
   return s;

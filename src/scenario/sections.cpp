@@ -44,6 +44,7 @@ FieldList top_level_fields() {
       Field::object("training", {}, "batch, sequence and optimizer settings"),
       section("strategies", "pluggable strategy modules chosen by name"),
       section("routing", "MoE token-to-expert routing model (llmsim list routing)"),
+      section("faults", "failures over a training horizon and the throughput the job keeps (llmsim list faults)"),
       section("network", "SimGrid network model"),
       section("output", "what is written besides summary.json"),
   };
@@ -193,6 +194,13 @@ FieldList network_fields() {
       Field::choice("collective_algorithm", collectives::algorithm_names(),
                     "algorithm of data-parallel collectives; auto = NCCL-style choice by size and topology")
           .with_default("auto"),
+  };
+}
+
+FieldList faults_fields() {
+  return {
+      Field::number("horizon_h", "h", "simulated training time the failures are drawn over").above(0).with_default(24.0),
+      Field::number("sample_s", "s", "bucket of the throughput-over-time CSV").above(0).with_default(60.0),
   };
 }
 

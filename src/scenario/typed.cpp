@@ -132,6 +132,10 @@ Scenario to_typed(const json& raw) {
   s.strategies.expert_placement = choice_of(raw["strategies"]["expert_placement"]);
   s.strategies.moe_pipeline = choice_of(raw["strategies"]["moe_pipeline"]);
   s.routing = choice_of(raw["routing"]);
+  s.strategies.fault_tolerance = choice_of(raw["strategies"]["fault_tolerance"]);
+  s.faults.process = choice_of(raw["faults"]["process"]);
+  s.faults.horizon = raw["faults"]["horizon_h"].get<double>() * 3600;
+  s.faults.sample = raw["faults"]["sample_s"];
 
   s.network.model = raw["network"]["model"];
   s.network.collective_algorithm = raw["network"]["collective_algorithm"];

@@ -9,7 +9,7 @@
 
 namespace llmsim::run {
 
-/// `out_dir` empty = write nothing.
+/// `out_dir` empty = write nothing. A scenario with failures (faults.process) runs as run/fault_run.hpp.
 nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir);
 
 }  // namespace llmsim::run

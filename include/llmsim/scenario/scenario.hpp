@@ -108,8 +108,17 @@ struct Training {
 
 struct Strategies {
   StrategyChoice pipeline_schedule;
+  StrategyChoice fault_tolerance;   ///< what the job does when a node fails (strategy/fault_tolerance.hpp)
   StrategyChoice expert_placement;  ///< MoE: which expert-parallel rank hosts which experts
   StrategyChoice moe_pipeline;      ///< MoE: how dispatch, experts and combine overlap
+};
+
+/// Failures over a training horizon (faults/failure_process.hpp); process "none" = a plain run.
+struct Faults {
+  StrategyChoice process;
+  double horizon = 0;  ///< simulated training time [s]
+  double sample = 0;   ///< throughput CSV bucket [s]
+  bool enabled() const { return process.name != "none"; }
 };
 
 struct Network {
@@ -134,6 +143,7 @@ struct Scenario {
   Training training;
   Strategies strategies;
   StrategyChoice routing;  ///< MoE token-to-expert routing model (moe/routing.hpp)
+  Faults faults;
   Network network;
   Output output;
   unsigned long long seed = 0;

@@ -12,6 +12,7 @@ FieldList parallelism_fields(); ///< tp, pp, dp, cp, sequence parallelism
 FieldList training_fields();    ///< batch, sequence, precision, recomputation, optimizer, overlap
 FieldList network_fields();     ///< SimGrid network model
 FieldList output_fields();      ///< trace options
+FieldList faults_fields();      ///< failure horizon and sampling (the process is a family, added by the loader)
 
 /// Sections that may name a preset ("preset": "<name>" or the bare name as a string) and the configs/
 /// sub-folder holding those presets.

@@ -1,0 +1,30 @@
+#pragma once
+// MeCeFO's extra work on the neighbour that does both its own and a failed node's micro-batches (Hu et al.,
+// NeurIPS 2025, arXiv 2510.16415, Sec. 3), from the model's kernels (model/transformer.hpp), per GPU of the
+// neighbour and training step. With F(k), B(k), W(k) the forward, activation-gradient and weight-gradient FLOPs
+// of kernel list k, att/ffn/head the attention unit, the MLP unit and the output head, L layers, m micro-batches
+// per step, T = b*s tokens:
+//   normal micro-batch      N = L (F+B+W)(att) + L (F+B+W)(ffn) + (F+B+W)(head)
+//   MeCeFO micro-batch      E = L F(att) + L [2 F(ffn) + B(ffn) + R] + (F+B+W)(head)
+//                           (full forward; attention skipped in the backward; the FFN forward recomputed, its input
+//                           gradient exact, its weight gradients rank r: for each FFN matrix d_in x d_out,
+//                           R += 2 T r (d_in + d_out) + 2 r d_in d_out for (X^T (dY P)) P^T)
+//   SVD refresh per step    S = L sum_FFN 4 d_in d_out r / tau (a rank-r randomized SVD every tau steps)
+//   compute multiplier      (m N + m E + S) / (m N)
+//   extra memory            L T h e (the FFN inputs kept for recomputation, e bytes per element; no attention
+//                           activations) + L sum_FFN 4 d_out r (fp32 projections P)
+// FLOPs per tp rank (FFN matrices are h x f/tp and f/tp x h).
+#include "llmsim/scenario/scenario.hpp"
+
+namespace llmsim::strategy {
+
+struct MeCeFoCosts {
+  double normal_step = 0;     ///< m N [FLOP]
+  double extra_step = 0;      ///< m E + S [FLOP]
+  double extra_memory = 0;    ///< [bytes]
+  double compute_multiplier() const { return (normal_step + extra_step) / normal_step; }
+};
+
+MeCeFoCosts mecefo_costs(const scenario::Scenario& s, int rank, int refresh_steps);
+
+}  // namespace llmsim::strategy

@@ -1,0 +1,120 @@
+#include "llmsim/faults/failure_process.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::faults {
+namespace {
+
+constexpr double kHour = 3600;
+
+/// Renewal process of the cluster: inter-arrival times from `gap`, each failure on a node that is up.
+class Renewal : public FailureProcess {
+ public:
+  Renewal(double mtbf_h, double repair_h) : mtbf_(mtbf_h * kHour), repair_(repair_h * kHour) {}
+  std::vector<Failure> draw(int nodes, int gpus_per_node, double horizon, std::mt19937_64& rng) const override {
+    std::vector<Failure> out;
+    std::vector<double> up_at(nodes, 0);  // when each node is up again
+    for (double t = gap(nodes, gpus_per_node, rng); t < horizon; t += gap(nodes, gpus_per_node, rng)) {
+      std::vector<int> up;
+      for (int n = 0; n < nodes; ++n)
+        if (up_at[n] <= t) up.push_back(n);
+      if (up.empty()) continue;
+      const int node = up[std::uniform_int_distribution<size_t>(0, up.size() - 1)(rng)];
+      out.push_back({t, node, repair_});
+      up_at[node] = t + repair_;
+    }
+    return out;
+  }
+  double cluster_mtbf(int nodes, int gpus_per_node) const override { return mean_gap(nodes, gpus_per_node); }
+
+ protected:
+  virtual double mean_gap(int, int) const { return mtbf_; }
+  virtual double gap(int nodes, int gpus_per_node, std::mt19937_64& rng) const {
+    return std::exponential_distribution<double>(1 / mean_gap(nodes, gpus_per_node))(rng);
+  }
+  double mtbf_, repair_;
+};
+
+class Weibull final : public Renewal {
+ public:
+  Weibull(double shape, double mtbf_h, double repair_h) : Renewal(mtbf_h, repair_h), shape_(shape) {}
+
+ private:
+  double gap(int, int, std::mt19937_64& rng) const override {
+    return std::weibull_distribution<double>(shape_, mtbf_ / std::tgamma(1 + 1 / shape_))(rng);
+  }
+  double shape_;
+};
+
+/// One failure per `gpu_hours` GPU-hours over the cluster's GPUs.
+class PerGpu final : public Renewal {
+ public:
+  PerGpu(double gpu_hours, double repair_h) : Renewal(gpu_hours, repair_h) {}
+
+ private:
+  double mean_gap(int nodes, int gpus_per_node) const override { return mtbf_ / (double(nodes) * gpus_per_node); }
+};
+
+class NoFailures final : public FailureProcess {
+ public:
+  std::vector<Failure> draw(int, int, double, std::mt19937_64&) const override { return {}; }
+  double cluster_mtbf(int, int) const override { return std::numeric_limits<double>::infinity(); }
+};
+
+const scenario::Field kRepair =
+    scenario::Field::number("repair_h", "h", "time until a failed node is back").above(0).with_default(2.0);
+
+LLMSIM_REGISTER(FailureProcess, "none", "no failures", {},
+                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<NoFailures>(); });
+LLMSIM_REGISTER(FailureProcess, "exponential",
+                "Poisson failures of the cluster (mean time between failures mtbf_h), each repaired after repair_h",
+                (scenario::FieldList{scenario::Field::number("mtbf_h", "h", "mean time between failures of the cluster")
+                                         .above(0),
+                                     kRepair}),
+                [](const nlohmann::json& p, const scenario::Scenario&) {
+                  return std::make_unique<Renewal>(p.at("mtbf_h").get<double>(), p.at("repair_h").get<double>());
+                });
+LLMSIM_REGISTER(FailureProcess, "weibull",
+                "Weibull times between cluster failures (shape, mean mtbf_h), each repaired after repair_h",
+                (scenario::FieldList{scenario::Field::number("shape", "", "Weibull shape k (1 = exponential)").above(0),
+                                     scenario::Field::number("mtbf_h", "h", "mean time between failures of the cluster")
+                                         .above(0),
+                                     kRepair}),
+                [](const nlohmann::json& p, const scenario::Scenario&) {
+                  return std::make_unique<Weibull>(p.at("shape").get<double>(), p.at("mtbf_h").get<double>(),
+                                                   p.at("repair_h").get<double>());
+                });
+LLMSIM_REGISTER(FailureProcess, "mecefo-low", "MeCeFO's low rate: a failure every 2 h, recovery after 4 h", {},
+                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Renewal>(2, 4); });
+LLMSIM_REGISTER(FailureProcess, "mecefo-mid", "MeCeFO's mid rate: a failure every 1 h, recovery after 3 h", {},
+                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Renewal>(1, 3); });
+LLMSIM_REGISTER(FailureProcess, "mecefo-high", "MeCeFO's high rate: a failure every 0.5 h, recovery after 2 h", {},
+                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Renewal>(0.5, 2); });
+LLMSIM_REGISTER(FailureProcess, "llama3",
+                "Llama 3 405B's GPU failure rate (one per 50,680 GPU-hours), a failed GPU's node out for repair_h",
+                {kRepair}, [](const nlohmann::json& p, const scenario::Scenario&) {
+                  return std::make_unique<PerGpu>(16384.0 * 54 * 24 / 419, p.at("repair_h").get<double>());
+                });
+
+}  // namespace
+
+std::unique_ptr<FailureProcess> make_failure_process(const scenario::Scenario& s) {
+  return FailureProcessRegistry::instance().make(s.faults.process, s, "/faults/process", "failure process");
+}
+
+std::vector<Failure> failures_of(const scenario::Scenario& s) {
+  std::mt19937_64 rng(s.seed * 0x9E3779B97F4A7C15ULL + 0xFA17);
+  auto out = make_failure_process(s)->draw(s.cluster.nodes, s.cluster.gpus_per_node, s.faults.horizon, rng);
+  for (const auto& f : out)
+    if (f.node < 0 || f.node >= s.cluster.nodes)
+      throw ScenarioError("/faults/process", "a failure of node " + std::to_string(f.node) + ", but the cluster has " +
+                                                 std::to_string(s.cluster.nodes) + " nodes (0-" +
+                                                 std::to_string(s.cluster.nodes - 1) + ")");
+  return out;
+}
+
+}  // namespace llmsim::faults

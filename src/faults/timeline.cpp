@@ -1,0 +1,181 @@
+#include "llmsim/faults/timeline.hpp"
+
+#include <simgrid/kernel/ProfileBuilder.hpp>
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+
+namespace sg4 = simgrid::s4u;
+
+namespace llmsim::faults {
+namespace {
+
+class Controller {
+ public:
+  Controller(const scenario::Scenario& s, const std::vector<Failure>& failures, const strategy::FaultTolerance& ft,
+             const strategy::JobCosts& c, double mtbf, std::vector<sg4::Host*> hosts)
+      : failures_(failures), ft_(ft), c_(c), horizon_(s.faults.horizon), hosts_(std::move(hosts)) {
+    const double interval = ft.checkpoint_interval(c, mtbf);
+    checkpoint_every_ = interval > 0 ? std::max(1.0, std::round(interval / c.iteration)) : 0;
+    write_ = ft.checkpoint_write(c);
+  }
+
+  void run() {
+    double stall_until = 0;
+    std::string stall_kind;
+    while (now() < horizon_ && r_.stopped_at < 0) {
+      const double t0 = now();
+      const bool stalled = stall_until > t0;
+      const double T = stalled ? 0 : ft_.iteration(c_, down_);
+      double end = std::min(horizon_, next_repair());
+      if (stalled) end = std::min(end, stall_until);
+      if (T > 0 && checkpoint_every_ > 0) end = std::min(end, t0 + (checkpoint_every_ - since_checkpoint_) * T);
+      const int failed = segment(end);  // -1: reached `end`
+      const double t1 = now();
+      if (stalled) {
+        r_.events.push_back({stall_kind, t0, t1, -1});
+        if (stall_kind == "checkpoint") (failed < 0 ? r_.checkpoint_time : r_.stall_time) += t1 - t0;
+        else r_.stall_time += t1 - t0;
+        if (stall_kind == "checkpoint" && failed < 0) since_checkpoint_ = 0, ++r_.checkpoints;
+      } else if (T > 0) {
+        advance(t0, t1, T);
+      } else {
+        r_.wait_time += t1 - t0;
+        r_.events.push_back({"wait", t0, t1, -1});
+      }
+      if (failed >= 0) {
+        stall_until = on_failure(failed, stalled && stall_kind != "checkpoint" ? stall_until : 0);
+        stall_kind = "stall";
+        continue;
+      }
+      if (stalled && t1 >= stall_until) stall_until = 0;
+      // A repair, a checkpoint due, or the horizon.
+      for (int n : std::set<int>(down_))
+        if (up_at_[n] <= t1 + 1e-9) {
+          down_.erase(n);
+          r_.events.push_back({"repair", t1, t1, n});
+          const double stall = ft_.repair_stall(c_, down_);
+          if (stall > 0) stall_until = std::max(stall_until, t1 + stall), stall_kind = "stall";
+        }
+      if (!stalled && T > 0 && checkpoint_every_ > 0 && since_checkpoint_ >= checkpoint_every_ - 1e-9) {
+        stall_until = t1 + write_;
+        stall_kind = "checkpoint";
+      }
+    }
+    if (r_.stopped_at >= 0) r_.events.push_back({"stop", r_.stopped_at, r_.stopped_at, -1});
+  }
+
+  TimelineResult result() { return std::move(r_); }
+
+ private:
+  static double now() { return sg4::Engine::get_clock(); }
+
+  double next_repair() const {
+    double t = std::numeric_limits<double>::infinity();
+    for (int n : down_) t = std::min(t, up_at_.at(n));
+    return t;
+  }
+
+  /// Every up node executes until `end`; returns the node whose host failed first, or -1.
+  int segment(double end) {
+    std::vector<sg4::ExecPtr> execs;
+    std::vector<int> owner;
+    for (size_t n = 0; n < hosts_.size(); ++n)
+      if (hosts_[n]->is_on()) {
+        execs.push_back(sg4::this_actor::exec_init(end - now())->set_host(hosts_[n]));
+        owner.push_back(static_cast<int>(n));
+      }
+    for (auto& e : execs) e->start();
+    int failed = -1;
+    try {
+      if (execs.empty()) sg4::this_actor::sleep_until(end);
+      else sg4::Exec::wait_any(execs);
+    } catch (const simgrid::HostFailureException&) {
+      for (size_t i = 0; i < execs.size(); ++i)
+        if (execs[i]->get_state() == sg4::Activity::State::FAILED) failed = owner[i];
+    }
+    for (auto& e : execs)
+      if (e->get_state() == sg4::Activity::State::STARTED) e->cancel();
+    return failed;
+  }
+
+  void advance(double t0, double t1, double T) {
+    const double done = (t1 - t0) / T;
+    r_.computed_iterations += done;
+    since_checkpoint_ += done;
+    r_.running.push_back({t0, t1, T, static_cast<int>(down_.size())});
+    if (!down_.empty()) r_.degraded_time += t1 - t0;
+  }
+
+  /// Returns until when training stalls.
+  double on_failure(int node, double current_stall) {
+    const double t = now();
+    ++r_.failures;
+    down_.insert(node);
+    up_at_[node] = t;  // the repair ticket of the failure that just happened
+    for (const auto& f : failures_)
+      if (f.node == node && f.time <= t + 1e-6) up_at_[node] = f.time + f.duration;
+    r_.events.push_back({"failure", t, t, node});
+    const auto reaction = ft_.on_failure(c_, down_);
+    const double in_flight = since_checkpoint_ - std::floor(since_checkpoint_ + 1e-9);
+    if (reaction.stop) {
+      r_.stopped_at = t;
+      r_.lost_iterations += in_flight;
+      return 0;
+    }
+    if (reaction.rollback) {
+      r_.lost_iterations += since_checkpoint_;
+      since_checkpoint_ = 0;
+    } else if (!reaction.keeps_in_flight) {
+      r_.lost_iterations += in_flight;
+      since_checkpoint_ -= in_flight;
+    }
+    return std::max(current_stall, t + reaction.stall);
+  }
+
+  const std::vector<Failure>& failures_;
+  const strategy::FaultTolerance& ft_;
+  const strategy::JobCosts& c_;
+  double horizon_;
+  std::vector<sg4::Host*> hosts_;
+  double checkpoint_every_ = 0, write_ = 0;  // [iterations], [s]
+  double since_checkpoint_ = 0;              // iterations since the last checkpoint (all, without checkpoints)
+  std::set<int> down_;
+  std::map<int, double> up_at_;
+  TimelineResult r_;
+};
+
+}  // namespace
+
+TimelineResult run_timeline(const scenario::Scenario& s, const std::vector<Failure>& failures,
+                            const strategy::FaultTolerance& ft, const strategy::JobCosts& costs, double cluster_mtbf) {
+  int argc = 2;
+  static char name[] = "llmsim";
+  static char log_flag[] = "--log=root.thres:critical";
+  char* argv[] = {name, log_flag, nullptr};
+  sg4::Engine engine(&argc, argv);
+  auto* zone = sg4::create_full_zone("fault-timeline");
+  auto* controller_host = zone->create_host("controller", 1.0);
+  std::vector<sg4::Host*> hosts;
+  std::map<int, std::ostringstream> profiles;  // node -> "time state" lines
+  for (const auto& f : failures)
+    profiles[f.node] << std::setprecision(17) << f.time << " 0\n" << f.time + f.duration << " 1\n";
+  for (int n = 0; n < s.cluster.nodes; ++n) {
+    hosts.push_back(zone->create_host("node-" + std::to_string(n), 1.0));
+    if (profiles.count(n))
+      hosts.back()->set_state_profile(
+          simgrid::kernel::profile::ProfileBuilder::from_string("failures-" + std::to_string(n), profiles[n].str(), -1));
+  }
+  zone->seal();
+  Controller controller(s, failures, ft, costs, cluster_mtbf, hosts);
+  sg4::Actor::create("controller", controller_host, [&controller]() { controller.run(); });
+  engine.run_until(s.faults.horizon);
+  return controller.result();
+}
+
+}  // namespace llmsim::faults

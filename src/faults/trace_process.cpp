@@ -1,0 +1,89 @@
+// The `trace` failure process: failures read from a CSV file (faults/failure_process.hpp).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "llmsim/faults/failure_process.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::faults {
+namespace {
+
+/// Parses `file`: a header line, then "time_h,node,duration_h" per line (blank lines and lines starting with #
+/// are skipped). Any other line is an error naming the file and line.
+std::vector<Failure> read_trace(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw ScenarioError("/faults/process/file", "cannot open failure trace " + file);
+  std::vector<Failure> out;
+  std::string line;
+  int number = 0;
+  auto fail = [&](const std::string& why) {
+    throw ScenarioError("/faults/process/file", file + ":" + std::to_string(number) + ": " + why + " (line \"" + line +
+                                                    "\"; expected time_h,node,duration_h)");
+  };
+  while (std::getline(in, line)) {
+    if (++number == 1 || line.empty() || line[0] == '#') continue;
+    std::stringstream row(line);
+    std::string cell[3], extra;
+    for (auto& c : cell)
+      if (!std::getline(row, c, ',')) fail("fewer than 3 fields");
+    if (std::getline(row, extra, ',')) fail("more than 3 fields");
+    double v[3];
+    for (int i = 0; i < 3; ++i) {
+      size_t used = 0;
+      try {
+        v[i] = std::stod(cell[i], &used);
+      } catch (const std::exception&) {
+        fail("\"" + cell[i] + "\" is not a number");
+      }
+      if (cell[i].find_first_not_of(" \t\r", used) != std::string::npos) fail("\"" + cell[i] + "\" is not a number");
+    }
+    if (v[0] < 0) fail("negative time");
+    if (v[1] < 0 || v[1] != static_cast<int>(v[1])) fail("the node must be an integer >= 0");
+    if (!(v[2] > 0)) fail("the duration must be > 0");
+    out.push_back({v[0] * 3600, static_cast<int>(v[1]), v[2] * 3600});
+  }
+  if (number == 0) throw ScenarioError("/faults/process/file", file + " is empty (expected a header line)");
+  return out;
+}
+
+class TraceProcess final : public FailureProcess {
+ public:
+  explicit TraceProcess(std::vector<Failure> failures) : failures_(std::move(failures)) {
+    std::stable_sort(failures_.begin(), failures_.end(), [](const Failure& a, const Failure& b) { return a.time < b.time; });
+    std::map<int, double> up_at;
+    for (const auto& f : failures_) {
+      if (up_at.count(f.node) && up_at[f.node] > f.time)
+        throw ScenarioError("/faults/process/file", "node " + std::to_string(f.node) + " fails at " +
+                                                        std::to_string(f.time / 3600) + " h while still down");
+      up_at[f.node] = f.time + f.duration;
+    }
+  }
+  std::vector<Failure> draw(int, int, double horizon, std::mt19937_64&) const override {
+    std::vector<Failure> out;
+    for (const auto& f : failures_)
+      if (f.time < horizon) out.push_back(f);
+    return out;
+  }
+  double cluster_mtbf(int, int) const override {
+    if (failures_.size() < 2) return std::numeric_limits<double>::infinity();
+    return (failures_.back().time - failures_.front().time) / double(failures_.size() - 1);
+  }
+
+ private:
+  std::vector<Failure> failures_;
+};
+
+LLMSIM_REGISTER(FailureProcess, "trace", "failures from a CSV file: header, then time_h,node,duration_h per line",
+                {scenario::Field::string("file", "CSV failure trace, relative to the scenario file")},
+                [](const nlohmann::json& p, const scenario::Scenario& s) {
+                  std::filesystem::path file = p.at("file").get<std::string>();
+                  if (file.is_relative()) file = std::filesystem::path(s.source_dir) / file;
+                  return std::make_unique<TraceProcess>(read_trace(file.string()));
+                });
+
+}  // namespace
+}  // namespace llmsim::faults

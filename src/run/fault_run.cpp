@@ -1,0 +1,116 @@
+#include "llmsim/run/fault_run.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "llmsim/faults/timeline.hpp"
+#include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/model/moe.hpp"
+#include "llmsim/report/fault_report.hpp"
+#include "llmsim/report/output_dir.hpp"
+#include "llmsim/run/child_process.hpp"
+#include "llmsim/run/training_run.hpp"
+#include "llmsim/scenario/loader.hpp"
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/workload/training.hpp"
+
+namespace llmsim::run {
+namespace {
+
+/// The scenario without failures, on `nodes` nodes with the data-parallel degree scaled alike and the global
+/// batch rounded up to whole micro-batches of every replica (returned with it: the batch it trains).
+std::pair<scenario::Scenario, double> plain(const scenario::Scenario& s, int nodes) {
+  nlohmann::json r = s.resolved;
+  r["faults"] = {{"process", {{"name", "none"}}}};
+  r["cluster"]["nodes"] = nodes;
+  const long long dp = static_cast<long long>(s.parallelism.dp) * nodes / s.cluster.nodes;
+  r["parallelism"]["dp"] = dp;
+  const long long per_step = dp * s.training.micro_batch;
+  const long long batch = (s.training.global_batch + per_step - 1) / per_step * per_step;
+  r["training"]["global_batch"] = batch;
+  return {scenario::resolve(r, s.source_dir), double(batch)};
+}
+
+double simulated_iteration(const scenario::Scenario& s, int nodes) {
+  return in_child(
+      [&] {
+        const auto [p, batch] = plain(s, nodes);
+        const auto summary = run_training(p, "");
+        if (!summary.contains("iteration_time_s")) return -1.0;  // out of memory on this many nodes
+        return summary["iteration_time_s"].get<double>() * s.training.global_batch / batch;
+      },
+      "failure-free iteration on " + std::to_string(nodes) + " nodes");
+}
+
+/// Numbers of nodes up that the failures reach.
+std::set<int> up_counts(const std::vector<faults::Failure>& failures, int nodes) {
+  std::vector<std::pair<double, int>> changes;
+  for (const auto& f : failures) changes.push_back({f.time, -1}), changes.push_back({f.time + f.duration, +1});
+  std::sort(changes.begin(), changes.end());
+  std::set<int> out;
+  int up = nodes;
+  for (const auto& [t, d] : changes) out.insert(up += d);
+  out.erase(nodes);
+  out.erase(0);
+  return out;
+}
+
+strategy::JobCosts job_costs(const scenario::Scenario& s) {
+  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const auto schedule = strategy::make_pipeline_schedule(s);
+  const auto plan = workload::build_training(s, cm, *schedule);
+  strategy::JobCosts c;
+  c.nodes = s.cluster.nodes;
+  c.group_nodes = std::max(1, s.cluster.nodes / s.parallelism.pp);
+  c.tokens_per_iteration = plan.tokens;
+  const double e = s.training.precision == "fp32" ? 4 : s.training.precision == "fp8" ? 1 : 2;
+  c.checkpoint_bytes = model::model_params(s.model) * (e + (e < 4 ? 12 : 8));
+  c.node_bandwidth = s.cluster.nics_per_node * s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
+  for (const auto& st : plan.stages) {
+    c.worker_memory = std::max(c.worker_memory, st.memory.total());
+    c.node_state_bytes = std::max(c.node_state_bytes, (st.memory.weights + st.memory.optimizer) * s.cluster.gpus_per_node);
+  }
+  for (const auto& wk : plan.workload.workers) {
+    double f = 0, b = 0;
+    for (const auto& op : wk.ops)
+      if (op.kind == workload::Op::Kind::Compute && op.pass != workload::Pass::None)  // not the optimizer
+        (op.pass == workload::Pass::Forward ? f : b) += plan.workload.costs[op.ref].duration;
+    c.worker_forward = std::max(c.worker_forward, f / plan.workload.iterations);
+    c.worker_backward = std::max(c.worker_backward, b / plan.workload.iterations);
+  }
+  return c;
+}
+
+}  // namespace
+
+nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_dir) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::optional<report::OutputDir> out;
+  if (!out_dir.empty()) out.emplace(out_dir);
+  const auto failures = faults::failures_of(s);
+  const double mtbf = faults::make_failure_process(s)->cluster_mtbf(s.cluster.nodes, s.cluster.gpus_per_node);
+  const auto ft = strategy::make_fault_tolerance(s);
+  strategy::JobCosts c = job_costs(s);
+  c.iteration = simulated_iteration(s, s.cluster.nodes);
+  if (c.iteration <= 0) throw SimulationError(s.name + ": the failure-free job does not fit in memory");
+  for (int n : ft->templates(up_counts(failures, s.cluster.nodes)))
+    if (static_cast<long long>(s.parallelism.dp) * n % s.cluster.nodes == 0) c.iteration_on_nodes[n] = simulated_iteration(s, n);
+  spdlog::info("{}: {} failures over {:.1f} h; failure-free iteration {:.3f} s", s.name, failures.size(),
+               s.faults.horizon / 3600, c.iteration);
+  const auto timeline = faults::run_timeline(s, failures, *ft, c, mtbf);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  auto summary = report::fault_summary(s, c, timeline, ft->report(c), ft->checkpoint_interval(c, mtbf), wall);
+  if (out) {
+    report::write_text(out->path("summary.json"), summary.dump(2) + "\n");
+    report::write_text(out->path("throughput.csv"), report::throughput_csv(timeline, c, s.faults.horizon, s.faults.sample));
+    report::write_text(out->path("fault_trace.json"), report::fault_trace(timeline, s.cluster.nodes));
+    report::write_text(out->path("scenario.resolved.json"), s.resolved.dump(2) + "\n");
+    out->commit();
+  }
+  return summary;
+}
+
+}  // namespace llmsim::run

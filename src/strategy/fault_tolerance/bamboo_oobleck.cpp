@@ -1,0 +1,73 @@
+// bamboo and oobleck (strategy/fault_tolerance.hpp): the two baselines of MeCeFO's comparison.
+#include <algorithm>
+
+#include "coverage.hpp"
+
+namespace llmsim::strategy {
+namespace {
+
+/// Copying one node's weights and optimizer state over its NIC [s].
+double state_copy(const JobCosts& c) { return c.node_state_bytes / c.node_bandwidth; }
+
+class Bamboo final : public FaultTolerance {
+ public:
+  explicit Bamboo(double failover_s) : failover_(failover_s) {}
+  /// The successor's forward runs in the time the worker does not compute; the rest lengthens the iteration.
+  double healthy(const JobCosts& c) const {
+    const double spare = std::max(0.0, c.iteration - c.worker_forward - c.worker_backward);
+    return c.iteration + std::max(0.0, c.worker_forward - spare);
+  }
+  double iteration(const JobCosts& c, const std::set<int>& down) const override {
+    if (down.empty()) return healthy(c);
+    return covered(c, down, true) ? healthy(c) + c.worker_backward : -1;
+  }
+  FailureReaction on_failure(const JobCosts&, const std::set<int>&) const override { return {false, false, true, failover_}; }
+  double repair_stall(const JobCosts& c, const std::set<int>&) const override { return state_copy(c); }
+  nlohmann::json report(const JobCosts& c) const override {
+    return {{"failure_free_iteration_s", healthy(c)}, {"redundancy_overhead", healthy(c) / c.iteration - 1}};
+  }
+
+ private:
+  double failover_;
+};
+
+class Oobleck final : public FaultTolerance {
+ public:
+  explicit Oobleck(double reconfigure_s) : reconfigure_(reconfigure_s) {}
+  std::vector<int> templates(const std::set<int>& up_counts) const override {
+    return std::vector<int>(up_counts.begin(), up_counts.end());
+  }
+  double iteration(const JobCosts& c, const std::set<int>& down) const override {
+    if (down.empty()) return c.iteration;
+    const auto it = c.iteration_on_nodes.find(c.nodes - static_cast<int>(down.size()));
+    return it == c.iteration_on_nodes.end() ? -1 : it->second;
+  }
+  FailureReaction on_failure(const JobCosts& c, const std::set<int>&) const override {
+    return {false, false, false, state_copy(c) + reconfigure_};
+  }
+  double repair_stall(const JobCosts& c, const std::set<int>&) const override { return state_copy(c) + reconfigure_; }
+
+ private:
+  double reconfigure_;
+};
+
+LLMSIM_REGISTER(FaultTolerance, "bamboo",
+                "redundant computation: each node runs its successor's forward; its predecessor takes a failure over",
+                {scenario::Field::number("failover_s", "s", "detection and switch to the redundant copy")
+                     .at_least(0)
+                     .with_default(5.0)},
+                [](const nlohmann::json& p, const scenario::Scenario&) {
+                  return std::make_unique<Bamboo>(p.at("failover_s").get<double>());
+                });
+LLMSIM_REGISTER(FaultTolerance, "oobleck",
+                "pipeline templates: re-instantiate on the nodes left (batch re-balanced), grow back on repair",
+                {scenario::Field::number("reconfigure_s", "s",
+                                         "re-instantiating the pipelines, besides copying a node's states")
+                     .at_least(0)
+                     .with_default(30.0)},
+                [](const nlohmann::json& p, const scenario::Scenario&) {
+                  return std::make_unique<Oobleck>(p.at("reconfigure_s").get<double>());
+                });
+
+}  // namespace
+}  // namespace llmsim::strategy

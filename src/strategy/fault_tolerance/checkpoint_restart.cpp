@@ -1,0 +1,53 @@
+// checkpoint-restart (strategy/fault_tolerance.hpp).
+#include <cmath>
+
+#include "llmsim/strategy/fault_tolerance.hpp"
+
+namespace llmsim::strategy {
+namespace {
+
+class CheckpointRestart final : public FaultTolerance {
+ public:
+  CheckpointRestart(double interval_h, double storage_GBps, double restart_s)
+      : interval_(interval_h * 3600), bandwidth_(storage_GBps * 1e9), restart_(restart_s) {}
+  double iteration(const JobCosts& c, const std::set<int>&) const override { return c.iteration; }
+  FailureReaction on_failure(const JobCosts& c, const std::set<int>&) const override {
+    return {false, true, false, restart_ + c.checkpoint_bytes / bandwidth_};
+  }
+  /// Young/Daly: sqrt(2 * delta * M) for "auto" (interval_ < 0).
+  double checkpoint_interval(const JobCosts& c, double mtbf) const override {
+    if (interval_ >= 0) return interval_;
+    return std::isfinite(mtbf) ? std::sqrt(2 * checkpoint_write(c) * mtbf) : 0;
+  }
+  double checkpoint_write(const JobCosts& c) const override { return c.checkpoint_bytes / bandwidth_; }
+  nlohmann::json report(const JobCosts& c) const override {
+    return {{"checkpoint_write_s", checkpoint_write(c)}, {"restart_s", restart_ + c.checkpoint_bytes / bandwidth_}};
+  }
+
+ private:
+  double interval_, bandwidth_, restart_;
+};
+
+LLMSIM_REGISTER(FaultTolerance, "checkpoint-restart",
+                "periodic checkpoints; a failure rolls back to the last one and restarts on a spare node",
+                (scenario::FieldList{
+                    scenario::Field::number("interval_h", "h",
+                                            "training time between checkpoints; auto = Young/Daly sqrt(2 delta M)")
+                        .above(0)
+                        .or_auto()
+                        .with_default("auto"),
+                    scenario::Field::number("storage_GBps", "GB/s", "aggregate checkpoint write/read bandwidth")
+                        .above(0)
+                        .with_default(50.0),
+                    scenario::Field::number("restart_s", "s",
+                                            "detection, rescheduling on a spare node and initialisation")
+                        .at_least(0)
+                        .with_default(600.0)}),
+                [](const nlohmann::json& p, const scenario::Scenario&) {
+                  const double interval = p.at("interval_h").is_string() ? -1 : p.at("interval_h").get<double>();
+                  return std::make_unique<CheckpointRestart>(interval, p.at("storage_GBps").get<double>(),
+                                                             p.at("restart_s").get<double>());
+                });
+
+}  // namespace
+}  // namespace llmsim::strategy

@@ -1,0 +1,24 @@
+#include "llmsim/strategy/fault_tolerance.hpp"
+
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::strategy {
+namespace {
+
+class StopAtFirstFailure final : public FaultTolerance {
+ public:
+  double iteration(const JobCosts& c, const std::set<int>&) const override { return c.iteration; }
+  FailureReaction on_failure(const JobCosts&, const std::set<int>&) const override { return {true, false, false, 0}; }
+};
+
+LLMSIM_REGISTER(FaultTolerance, "none", "the job stops at the first failure", {},
+                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<StopAtFirstFailure>(); });
+
+}  // namespace
+
+std::unique_ptr<FaultTolerance> make_fault_tolerance(const scenario::Scenario& s) {
+  return FaultToleranceRegistry::instance().make(s.strategies.fault_tolerance, s, "/strategies/fault_tolerance",
+                                                 "fault-tolerance module");
+}
+
+}  // namespace llmsim::strategy

@@ -1,0 +1,84 @@
+// Runs under failures (run/fault_run.hpp) through the CLI: checkpoint-restart with one failure loses exactly the
+// work since the last checkpoint and stalls exactly the restart time; with no failure no module but bamboo costs
+// anything; a run is deterministic for its seed; bad failure input is a clear error.
+#include <cmath>
+
+#include "../support/cli.hpp"
+
+namespace {
+using namespace llmsim::test;
+
+class FaultRun : public Cli {
+ protected:
+  /// Runs mecefo-350m for `hours` with the failures of `trace` (CSV rows after the header) and `sets`.
+  json summary(const std::string& trace, double hours, const std::vector<std::string>& sets, int* code = nullptr) {
+    const std::string file = "trace-" + std::to_string(runs_) + ".csv", out = "run-" + std::to_string(runs_++);
+    std::ofstream(dir_ / file) << "time_h,node,duration_h\n" << trace;
+    std::string cmd = "run '" + source("scenarios/faults/mecefo-350m.json") + "' --out " + out +
+                      " --set 'faults={\"process\": {\"name\": \"trace\", \"file\": \"" + (dir_ / file).string() +
+                      "\"}, \"horizon_h\": " + std::to_string(hours) + "}'";
+    for (const auto& s : sets) cmd += " --set '" + s + "'";
+    const auto r = run(cmd);
+    if (code) *code = r.code;
+    if (r.code != 0) return json{{"error", r.err}};
+    return json::parse(read_file(dir_ / out / "summary.json"));
+  }
+  int runs_ = 0;
+};
+}  // namespace
+
+TEST_F(FaultRun, CheckpointRestartLosesTheWorkSinceTheLastCheckpointAndStallsTheRestart) {
+  const auto s = summary("1.0,1,0.5\n", 2.0,
+                         {"strategies.fault_tolerance={\"name\": \"checkpoint-restart\", \"interval_h\": 0.25, "
+                          "\"storage_GBps\": 50, \"restart_s\": 600}"});
+  ASSERT_TRUE(s.contains("faults")) << s.dump();
+  const auto& f = s["faults"];
+  const double T = s["iteration_time_s"];
+  // LLaMA 350M: 24 layers of 4 h^2 + 3 h f parameters, embeddings and head 2 V h, norms (2L + 1) h; bf16 weights
+  // and fp32 master + Adam moments: 14 bytes per parameter, written at 50 GB/s.
+  const double h = 1024, ff = 2736, V = 32000;
+  const double params = 24 * (4 * h * h + 3 * h * ff + 2 * h) + 2 * V * h + h;
+  const double write = params * 14 / 50e9;
+  const double k = std::max(1.0, std::round(900 / T));  // iterations between checkpoints
+  const double cycle = k * T + write, into = 3600 - std::floor(3600 / cycle) * cycle;
+  const double lost = into < k * T ? into / T : k;  // in a write: that checkpoint never completed
+  EXPECT_NEAR(f["lost_iterations"].get<double>(), lost, 1e-9 * lost);  // summed over ~10^4 segments
+  EXPECT_NEAR(f["stall_h"].get<double>() * 3600, 600 + write + (into < k * T ? 0 : into - k * T), 1e-6);
+  EXPECT_EQ(f["failures"].get<int>(), 1);
+}
+
+TEST_F(FaultRun, WithoutFailuresOnlyBambooCostsAnything) {
+  for (const std::string module : {"none", "checkpoint-restart", "oobleck", "mecefo", "bamboo"}) {
+    const auto s = summary("", 1.0, {"strategies.fault_tolerance=" + module});
+    ASSERT_TRUE(s.contains("faults")) << module << s.dump();
+    const double drop = s["faults"]["throughput_drop"];
+    if (module == "bamboo")
+      EXPECT_GE(drop, 0.0);
+    else
+      EXPECT_NEAR(drop, 0.0, 1e-12) << module;
+  }
+}
+
+TEST_F(FaultRun, ARunIsDeterministicForItsSeed) {
+  const std::string process = "faults={\"process\": \"mecefo-high\", \"horizon_h\": 6}";
+  const auto a = summary("", 1, {process, "seed=7"}), b = summary("", 1, {process, "seed=7"}),
+             c = summary("", 1, {process, "seed=8"});
+  EXPECT_EQ(a["faults"], b["faults"]);
+  EXPECT_NE(a["faults"]["effective_tokens_per_s"], c["faults"]["effective_tokens_per_s"]);
+}
+
+TEST_F(FaultRun, AMalformedTraceLineNamesTheFileAndLine) {
+  int code = 0;
+  const auto s = summary("0.5,1,0.2\n0.7,x,0.1\n", 1, {}, &code);
+  EXPECT_EQ(code, 2);
+  const std::string err = s["error"];
+  EXPECT_NE(err.find(".csv:3:"), std::string::npos) << err;
+  EXPECT_NE(err.find("\"x\" is not a number"), std::string::npos) << err;
+}
+
+TEST_F(FaultRun, AFailureOfANodeThatDoesNotExistIsAnError) {
+  int code = 0;
+  const auto s = summary("0.5,4,0.2\n", 1, {}, &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(s["error"].get<std::string>().find("has 4 nodes"), std::string::npos) << s.dump();
+}

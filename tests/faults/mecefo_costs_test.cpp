@@ -1,0 +1,28 @@
+// MeCeFO's neighbour multipliers (strategy/mecefo_costs.hpp) against the closed-form FLOP counts of a LLaMA
+// layer on one GPU (T tokens, h hidden, f SwiGLU inner size, s sequence, V vocabulary):
+//   attention forward 8 T h^2 + 4 T s h (QKV 6 T h^2, output 2 T h^2, scores and AV 2 T s h each),
+//   FFN forward 6 T h f, head 2 T h V; a whole backward is 2x the forward for all of them.
+//   normal micro-batch  3 [L (A + F) + H]
+//   MeCeFO micro-batch  L (A + 3 F + R) + 3 H,   R = 6 T r (h + f) + 6 r h f  (three FFN matrices)
+//   SVD refresh         L 12 h f r / tau per step
+#include <gtest/gtest.h>
+
+#include "../support/scenarios.hpp"
+#include "llmsim/strategy/mecefo_costs.hpp"
+
+using namespace llmsim;
+
+TEST(MeCeFoCosts, MultipliersEqualTheClosedFormFlopCounts) {
+  const auto s = test::shipped("scenarios/faults/mecefo-350m.json");
+  const double T = 16 * 256, h = 1024, f = 2736, seq = 256, V = 32000, L = 24, r = 128, tau = 200, m = 1;
+  const double A = 8 * T * h * h + 4 * T * seq * h, F = 6 * T * h * f, H = 2 * T * h * V;
+  const double R = 6 * T * r * (h + f) + 6 * r * h * f;
+  const double normal = m * 3 * (L * (A + F) + H);
+  const double extra = m * (L * (A + 3 * F + R) + 3 * H) + L * 12 * h * f * r / tau;
+  const auto c = strategy::mecefo_costs(s, 128, 200);
+  EXPECT_NEAR(c.normal_step, normal, 1e-9 * normal);
+  EXPECT_NEAR(c.extra_step, extra, 1e-9 * extra);
+  EXPECT_NEAR(c.compute_multiplier(), (normal + extra) / normal, 1e-12);
+  // Extra memory: the FFN inputs (T h, bf16) and fp32 projections (d_out r per FFN matrix) of every layer.
+  EXPECT_NEAR(c.extra_memory, L * T * h * 2 + L * 4 * r * (f + h + f), 1e-6);
+}
