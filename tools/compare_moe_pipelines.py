@@ -7,20 +7,16 @@ Usage: tools/compare_moe_pipelines.py SCENARIO... [--pipelines vanilla-ep,tutel,
                                       [--reference vanilla-ep] [--set k=v ...] [--llmsim build/llmsim]
 Each pipeline keeps its defaults (R = 2; flowmoe searches S_p unless --set gives it).
 """
-import argparse
 import os
 import tempfile
 
-from llmsim_runs import DEFAULT_LLMSIM, run
+from llmsim_runs import comparison_parser, run
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("scenarios", nargs="+")
+    ap = comparison_parser(__doc__)
     ap.add_argument("--pipelines", default="vanilla-ep,tutel,schemoe,flowmoe")
     ap.add_argument("--reference", default="vanilla-ep")
-    ap.add_argument("--set", action="append", default=[], help="override passed to every run")
-    ap.add_argument("--llmsim", default=DEFAULT_LLMSIM)
     args = ap.parse_args()
 
     pipelines = args.pipelines.split(",")

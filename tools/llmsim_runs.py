@@ -1,4 +1,5 @@
 """Shared helper of the comparison tools: one llmsim run with overrides, its summary and resolved scenario."""
+import argparse
 import json
 import os
 import subprocess
@@ -19,3 +20,12 @@ def run(llmsim, scenario, overrides, out):
         sys.exit(f"llmsim failed ({' '.join(overrides)}): {done.stderr.strip()}")
     return (json.load(open(os.path.join(out, "summary.json"))),
             json.load(open(os.path.join(out, "scenario.resolved.json"))))
+
+
+def comparison_parser(doc):
+    """Arguments every comparison over scenarios takes: SCENARIO..., --set k=v (repeatable), --llmsim."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("scenarios", nargs="+")
+    ap.add_argument("--set", action="append", default=[], help="override passed to every run")
+    ap.add_argument("--llmsim", default=DEFAULT_LLMSIM)
+    return ap

@@ -14,7 +14,8 @@ constexpr double kHour = 3600;
 /// Renewal process of the cluster: inter-arrival times from `gap`, each failure on a node that is up.
 class Renewal : public FailureProcess {
  public:
-  Renewal(double mtbf_h, double repair_h) : mtbf_(mtbf_h * kHour), repair_(repair_h * kHour) {}
+  Renewal(double mtbf_h, double repair_h, bool nic = false)
+      : mtbf_(mtbf_h * kHour), repair_(repair_h * kHour), nic_(nic) {}
   std::vector<Failure> draw(int nodes, int gpus_per_node, double horizon, std::mt19937_64& rng) const override {
     std::vector<Failure> out;
     std::vector<double> up_at(nodes, 0);  // when each node is up again
@@ -24,7 +25,7 @@ class Renewal : public FailureProcess {
         if (up_at[n] <= t) up.push_back(n);
       if (up.empty()) continue;
       const int node = up[std::uniform_int_distribution<size_t>(0, up.size() - 1)(rng)];
-      out.push_back({t, node, repair_});
+      out.push_back({t, node, repair_, nic_});
       up_at[node] = t + repair_;
     }
     return out;
@@ -37,11 +38,12 @@ class Renewal : public FailureProcess {
     return std::exponential_distribution<double>(1 / mean_gap(nodes, gpus_per_node))(rng);
   }
   double mtbf_, repair_;
+  bool nic_;
 };
 
 class Weibull final : public Renewal {
  public:
-  Weibull(double shape, double mtbf_h, double repair_h) : Renewal(mtbf_h, repair_h), shape_(shape) {}
+  Weibull(double shape, double mtbf_h, double repair_h, bool nic) : Renewal(mtbf_h, repair_h, nic), shape_(shape) {}
 
  private:
   double gap(int, int, std::mt19937_64& rng) const override {
@@ -53,7 +55,7 @@ class Weibull final : public Renewal {
 /// One failure per `gpu_hours` GPU-hours over the cluster's GPUs.
 class PerGpu final : public Renewal {
  public:
-  PerGpu(double gpu_hours, double repair_h) : Renewal(gpu_hours, repair_h) {}
+  PerGpu(double gpu_hours, double repair_h, bool nic) : Renewal(gpu_hours, repair_h, nic) {}
 
  private:
   double mean_gap(int nodes, int gpus_per_node) const override { return mtbf_ / (double(nodes) * gpus_per_node); }
@@ -67,6 +69,10 @@ class NoFailures final : public FailureProcess {
 
 const scenario::Field kRepair =
     scenario::Field::number("repair_h", "h", "time until a failed node is back").above(0).with_default(2.0);
+const scenario::Field kTarget =
+    scenario::Field::choice("target", {"node", "nic"}, "what fails: the node, or its network link (cut off)")
+        .with_default("node");
+bool nic(const nlohmann::json& p) { return p.at("target").get<std::string>() == "nic"; }
 
 LLMSIM_REGISTER(FailureProcess, "none", "no failures", {},
                 [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<NoFailures>(); });
@@ -74,19 +80,19 @@ LLMSIM_REGISTER(FailureProcess, "exponential",
                 "Poisson failures of the cluster (mean time between failures mtbf_h), each repaired after repair_h",
                 (scenario::FieldList{scenario::Field::number("mtbf_h", "h", "mean time between failures of the cluster")
                                          .above(0),
-                                     kRepair}),
+                                     kRepair, kTarget}),
                 [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<Renewal>(p.at("mtbf_h").get<double>(), p.at("repair_h").get<double>());
+                  return std::make_unique<Renewal>(p.at("mtbf_h").get<double>(), p.at("repair_h").get<double>(), nic(p));
                 });
 LLMSIM_REGISTER(FailureProcess, "weibull",
                 "Weibull times between cluster failures (shape, mean mtbf_h), each repaired after repair_h",
                 (scenario::FieldList{scenario::Field::number("shape", "", "Weibull shape k (1 = exponential)").above(0),
                                      scenario::Field::number("mtbf_h", "h", "mean time between failures of the cluster")
                                          .above(0),
-                                     kRepair}),
+                                     kRepair, kTarget}),
                 [](const nlohmann::json& p, const scenario::Scenario&) {
                   return std::make_unique<Weibull>(p.at("shape").get<double>(), p.at("mtbf_h").get<double>(),
-                                                   p.at("repair_h").get<double>());
+                                                   p.at("repair_h").get<double>(), nic(p));
                 });
 LLMSIM_REGISTER(FailureProcess, "mecefo-low", "MeCeFO's low rate: a failure every 2 h, recovery after 4 h", {},
                 [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Renewal>(2, 4); });
@@ -96,8 +102,8 @@ LLMSIM_REGISTER(FailureProcess, "mecefo-high", "MeCeFO's high rate: a failure ev
                 [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Renewal>(0.5, 2); });
 LLMSIM_REGISTER(FailureProcess, "llama3",
                 "Llama 3 405B's GPU failure rate (one per 50,680 GPU-hours), a failed GPU's node out for repair_h",
-                {kRepair}, [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<PerGpu>(16384.0 * 54 * 24 / 419, p.at("repair_h").get<double>());
+                {kRepair, kTarget}, [](const nlohmann::json& p, const scenario::Scenario&) {
+                  return std::make_unique<PerGpu>(16384.0 * 54 * 24 / 419, p.at("repair_h").get<double>(), nic(p));
                 });
 
 }  // namespace

@@ -15,11 +15,15 @@ namespace sg4 = simgrid::s4u;
 namespace llmsim::faults {
 namespace {
 
+constexpr double kLinkRate = 1e6;  ///< [bytes/s] of a node's link in the timeline platform: 1 byte per microsecond
+
 class Controller {
  public:
   Controller(const scenario::Scenario& s, const std::vector<Failure>& failures, const strategy::FaultTolerance& ft,
-             const strategy::JobCosts& c, double mtbf, std::vector<sg4::Host*> hosts)
-      : failures_(failures), ft_(ft), c_(c), horizon_(s.faults.horizon), hosts_(std::move(hosts)) {
+             const strategy::JobCosts& c, double mtbf, std::vector<sg4::Host*> hosts, std::vector<sg4::Link*> nics,
+             sg4::Host* self)
+      : failures_(failures), ft_(ft), c_(c), horizon_(s.faults.horizon), hosts_(std::move(hosts)),
+        nics_(std::move(nics)), self_(self) {
     const double interval = ft.checkpoint_interval(c, mtbf);
     checkpoint_every_ = interval > 0 ? std::max(1.0, std::round(interval / c.iteration)) : 0;
     write_ = ft.checkpoint_write(c);
@@ -62,7 +66,7 @@ class Controller {
           const double stall = ft_.repair_stall(c_, down_);
           if (stall > 0) stall_until = std::max(stall_until, t1 + stall), stall_kind = "stall";
         }
-      if (!stalled && T > 0 && checkpoint_every_ > 0 && since_checkpoint_ >= checkpoint_every_ - 1e-9) {
+      if (!stalled && T > 0 && checkpoint_every_ > 0 && since_checkpoint_ >= checkpoint_every_ - 1e-6) {
         stall_until = t1 + write_;
         stall_kind = "checkpoint";
       }
@@ -81,26 +85,32 @@ class Controller {
     return t;
   }
 
-  /// Every up node executes until `end`; returns the node whose host failed first, or -1.
+  /// Every up node works until `end`: a transfer from the node to the controller over the node's link
+  /// (kLinkRate bytes/s, so it lasts the segment) that fails with the node's host or its link. Returns the node
+  /// that failed first, or -1.
   int segment(double end) {
-    std::vector<sg4::ExecPtr> execs;
+    std::vector<sg4::CommPtr> work;
     std::vector<int> owner;
+    const auto bytes = static_cast<uint64_t>(std::llround((end - now()) * kLinkRate));
+    if (bytes == 0) {  // shorter than the links' resolution (1 us): no failure is looked for
+      sg4::this_actor::sleep_until(end);
+      return -1;
+    }
     for (size_t n = 0; n < hosts_.size(); ++n)
-      if (hosts_[n]->is_on()) {
-        execs.push_back(sg4::this_actor::exec_init(end - now())->set_host(hosts_[n]));
+      if (hosts_[n]->is_on() && nics_[n]->is_on()) {
+        work.push_back(sg4::Comm::sendto_async(hosts_[n], self_, bytes));
         owner.push_back(static_cast<int>(n));
       }
-    for (auto& e : execs) e->start();
     int failed = -1;
     try {
-      if (execs.empty()) sg4::this_actor::sleep_until(end);
-      else sg4::Exec::wait_any(execs);
-    } catch (const simgrid::HostFailureException&) {
-      for (size_t i = 0; i < execs.size(); ++i)
-        if (execs[i]->get_state() == sg4::Activity::State::FAILED) failed = owner[i];
+      if (work.empty()) sg4::this_actor::sleep_until(end);
+      else sg4::Comm::wait_any(work);
+    } catch (const simgrid::NetworkFailureException&) {
+      for (size_t i = 0; i < work.size(); ++i)
+        if (work[i]->get_state() == sg4::Activity::State::FAILED) failed = owner[i];
     }
-    for (auto& e : execs)
-      if (e->get_state() == sg4::Activity::State::STARTED) e->cancel();
+    for (auto& w : work)
+      if (w->get_state() == sg4::Activity::State::STARTED) w->cancel();
     return failed;
   }
 
@@ -109,7 +119,7 @@ class Controller {
     r_.computed_iterations += done;
     since_checkpoint_ += done;
     r_.running.push_back({t0, t1, T, static_cast<int>(down_.size())});
-    if (!down_.empty()) r_.degraded_time += t1 - t0;
+    if (T > c_.iteration * (1 + 1e-12)) r_.degraded_time += t1 - t0;  // slower than failure-free
   }
 
   /// Returns until when training stalls.
@@ -119,7 +129,7 @@ class Controller {
     down_.insert(node);
     up_at_[node] = t;  // the repair ticket of the failure that just happened
     for (const auto& f : failures_)
-      if (f.node == node && f.time <= t + 1e-6) up_at_[node] = f.time + f.duration;
+      if (f.node == node && f.time <= t + 1e-5) up_at_[node] = f.time + f.duration;
     r_.events.push_back({"failure", t, t, node});
     const auto reaction = ft_.on_failure(c_, down_);
     const double in_flight = since_checkpoint_ - std::floor(since_checkpoint_ + 1e-9);
@@ -143,6 +153,8 @@ class Controller {
   const strategy::JobCosts& c_;
   double horizon_;
   std::vector<sg4::Host*> hosts_;
+  std::vector<sg4::Link*> nics_;
+  sg4::Host* self_;
   double checkpoint_every_ = 0, write_ = 0;  // [iterations], [s]
   double since_checkpoint_ = 0;              // iterations since the last checkpoint (all, without checkpoints)
   std::set<int> down_;
@@ -159,22 +171,33 @@ TimelineResult run_timeline(const scenario::Scenario& s, const std::vector<Failu
   static char log_flag[] = "--log=root.thres:critical";
   char* argv[] = {name, log_flag, nullptr};
   sg4::Engine engine(&argc, argv);
+  sg4::Engine::set_config("network/model:CM02");  // plain max-min: a transfer lasts bytes / rate exactly
+  sg4::Engine::set_config("network/crosstraffic:0");
   auto* zone = sg4::create_full_zone("fault-timeline");
   auto* controller_host = zone->create_host("controller", 1.0);
   std::vector<sg4::Host*> hosts;
-  std::map<int, std::ostringstream> profiles;  // node -> "time state" lines
+  std::vector<sg4::Link*> nics;
+  std::map<std::pair<int, bool>, std::ostringstream> profiles;  // (node, nic) -> "time state" lines
   for (const auto& f : failures)
-    profiles[f.node] << std::setprecision(17) << f.time << " 0\n" << f.time + f.duration << " 1\n";
+    profiles[{f.node, f.nic}] << std::setprecision(17) << f.time << " 0\n" << f.time + f.duration << " 1\n";
+  auto profile = [&](int n, bool nic) {
+    const std::string name = (nic ? "nic-failures-" : "failures-") + std::to_string(n);
+    return simgrid::kernel::profile::ProfileBuilder::from_string(name, profiles[{n, nic}].str(), -1);
+  };
   for (int n = 0; n < s.cluster.nodes; ++n) {
     hosts.push_back(zone->create_host("node-" + std::to_string(n), 1.0));
-    if (profiles.count(n))
-      hosts.back()->set_state_profile(
-          simgrid::kernel::profile::ProfileBuilder::from_string("failures-" + std::to_string(n), profiles[n].str(), -1));
+    nics.push_back(zone->create_link("nic-" + std::to_string(n), kLinkRate)
+                       ->set_latency(0)
+                       ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE));
+    if (profiles.count({n, false})) hosts.back()->set_state_profile(profile(n, false));
+    if (profiles.count({n, true})) nics.back()->set_state_profile(profile(n, true));
+    zone->add_route(hosts.back()->get_netpoint(), controller_host->get_netpoint(), nullptr, nullptr,
+                    {sg4::LinkInRoute(nics.back())}, true);
   }
   zone->seal();
-  Controller controller(s, failures, ft, costs, cluster_mtbf, hosts);
+  Controller controller(s, failures, ft, costs, cluster_mtbf, hosts, nics, controller_host);
   sg4::Actor::create("controller", controller_host, [&controller]() { controller.run(); });
-  engine.run_until(s.faults.horizon);
+  engine.run_until(s.faults.horizon + 1);  // the last segment may end a microsecond late (byte rounding)
   return controller.result();
 }
 

@@ -12,8 +12,8 @@
 namespace llmsim::faults {
 namespace {
 
-/// Parses `file`: a header line, then "time_h,node,duration_h" per line (blank lines and lines starting with #
-/// are skipped). Any other line is an error naming the file and line.
+/// Parses `file`: a header line, then "time_h,node,duration_h[,node|nic]" per line (blank lines and lines
+/// starting with # are skipped). Any other line is an error naming the file and line.
 std::vector<Failure> read_trace(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw ScenarioError("/faults/process/file", "cannot open failure trace " + file);
@@ -22,15 +22,20 @@ std::vector<Failure> read_trace(const std::string& file) {
   int number = 0;
   auto fail = [&](const std::string& why) {
     throw ScenarioError("/faults/process/file", file + ":" + std::to_string(number) + ": " + why + " (line \"" + line +
-                                                    "\"; expected time_h,node,duration_h)");
+                                                    "\"; expected time_h,node,duration_h[,node|nic])");
   };
   while (std::getline(in, line)) {
     if (++number == 1 || line.empty() || line[0] == '#') continue;
     std::stringstream row(line);
-    std::string cell[3], extra;
+    std::string cell[3], target, extra;
     for (auto& c : cell)
       if (!std::getline(row, c, ',')) fail("fewer than 3 fields");
-    if (std::getline(row, extra, ',')) fail("more than 3 fields");
+    if (std::getline(row, target, ',')) {
+      target.erase(target.find_last_not_of(" \t\r") + 1);
+      target.erase(0, target.find_first_not_of(" \t"));
+      if (target != "node" && target != "nic") fail("the target \"" + target + "\" is neither node nor nic");
+    }
+    if (std::getline(row, extra, ',')) fail("more than 4 fields");
     double v[3];
     for (int i = 0; i < 3; ++i) {
       size_t used = 0;
@@ -44,7 +49,7 @@ std::vector<Failure> read_trace(const std::string& file) {
     if (v[0] < 0) fail("negative time");
     if (v[1] < 0 || v[1] != static_cast<int>(v[1])) fail("the node must be an integer >= 0");
     if (!(v[2] > 0)) fail("the duration must be > 0");
-    out.push_back({v[0] * 3600, static_cast<int>(v[1]), v[2] * 3600});
+    out.push_back({v[0] * 3600, static_cast<int>(v[1]), v[2] * 3600, target == "nic"});
   }
   if (number == 0) throw ScenarioError("/faults/process/file", file + " is empty (expected a header line)");
   return out;
@@ -77,7 +82,7 @@ class TraceProcess final : public FailureProcess {
   std::vector<Failure> failures_;
 };
 
-LLMSIM_REGISTER(FailureProcess, "trace", "failures from a CSV file: header, then time_h,node,duration_h per line",
+LLMSIM_REGISTER(FailureProcess, "trace", "failures from a CSV file: header, then time_h,node,duration_h[,node|nic] per line",
                 {scenario::Field::string("file", "CSV failure trace, relative to the scenario file")},
                 [](const nlohmann::json& p, const scenario::Scenario& s) {
                   std::filesystem::path file = p.at("file").get<std::string>();

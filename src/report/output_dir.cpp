@@ -17,7 +17,8 @@ namespace {
 /// True if `dir` holds only files llmsim writes (so replacing it loses nothing of the user's).
 bool is_llmsim_output(const fs::path& dir) {
   static const std::set<std::string> ours = {"summary.json", "trace.json",    "scenario.resolved.json",
-                                             "links.csv",    "moe_load.csv", "moe_traffic.csv"};
+                                             "links.csv",    "moe_load.csv", "moe_traffic.csv",
+                                             "throughput.csv", "fault_trace.json"};
   std::error_code ec;
   bool has_summary = false;
   for (const auto& e : fs::directory_iterator(dir, ec)) {

@@ -20,27 +20,26 @@
 namespace llmsim::run {
 namespace {
 
-/// The scenario without failures, on `nodes` nodes with the data-parallel degree scaled alike and the global
-/// batch rounded up to whole micro-batches of every replica (returned with it: the batch it trains).
-std::pair<scenario::Scenario, double> plain(const scenario::Scenario& s, int nodes) {
+/// The scenario without failures on `nodes` nodes, the data-parallel degree scaled alike and the global batch
+/// re-balanced (Oobleck): each replica takes ceil(batch / dp) samples in micro-batches of the same size (the last
+/// rounded up), so the iteration is that of the most loaded replica.
+scenario::Scenario plain(const scenario::Scenario& s, int nodes) {
   nlohmann::json r = s.resolved;
   r["faults"] = {{"process", {{"name", "none"}}}};
   r["cluster"]["nodes"] = nodes;
   const long long dp = static_cast<long long>(s.parallelism.dp) * nodes / s.cluster.nodes;
+  const long long samples = (s.training.global_batch + dp - 1) / dp, mb = s.training.micro_batch;
   r["parallelism"]["dp"] = dp;
-  const long long per_step = dp * s.training.micro_batch;
-  const long long batch = (s.training.global_batch + per_step - 1) / per_step * per_step;
-  r["training"]["global_batch"] = batch;
-  return {scenario::resolve(r, s.source_dir), double(batch)};
+  r["training"]["global_batch"] = dp * ((samples + mb - 1) / mb) * mb;
+  return scenario::resolve(r, s.source_dir);
 }
 
 double simulated_iteration(const scenario::Scenario& s, int nodes) {
   return in_child(
       [&] {
-        const auto [p, batch] = plain(s, nodes);
-        const auto summary = run_training(p, "");
+        const auto summary = run_training(plain(s, nodes), "");
         if (!summary.contains("iteration_time_s")) return -1.0;  // out of memory on this many nodes
-        return summary["iteration_time_s"].get<double>() * s.training.global_batch / batch;
+        return summary["iteration_time_s"].get<double>();
       },
       "failure-free iteration on " + std::to_string(nodes) + " nodes");
 }

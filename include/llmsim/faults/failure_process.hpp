@@ -5,7 +5,8 @@
 //   none            no failures (default)
 //   exponential     failures of the cluster arrive as a Poisson process, mean time between failures `mtbf_h`
 //                   (the cluster's, as papers quote it), each on a node chosen uniformly among the nodes that are
-//                   up (an arrival finding every node down is dropped), repaired after `repair_h` hours
+//                   up (an arrival finding every node down is dropped), repaired after `repair_h` hours; `target`
+//                   "node" fails the node (its host), "nic" its network link (the node is cut off)
 //   weibull         the same with Weibull times between failures: shape `shape` (< 1: infant mortality, bursts),
 //                   scale mtbf_h / Gamma(1 + 1/shape) so the mean stays `mtbf_h`
 //   mecefo-low/-mid/-high  exponential with the MeCeFO paper's rates (Hu et al., NeurIPS 2025, arXiv 2510.16415,
@@ -13,7 +14,7 @@
 //   llama3          GPU failures at Llama 3 405B's rate (Dubey et al., "The Llama 3 Herd of Models", arXiv
 //                   2407.21783, Sec. 3.3.4: 419 unexpected interruptions in 54 days on 16,384 GPUs, i.e. one per
 //                   16,384 * 54 * 24 / 419 = 50,680 GPU-hours), a failed GPU taking its node out for `repair_h`
-//   trace           an explicit CSV file `file`: a header line, then time_h,node,duration_h per failure
+//   trace           an explicit CSV file `file`: a header line, then time_h,node,duration_h[,node|nic] per failure
 // Draws use their own generator seeded from the scenario's seed: the same failures for every module.
 #include <memory>
 #include <random>
@@ -27,6 +28,7 @@ struct Failure {
   double time = 0;      ///< [s] from the start of training
   int node = 0;         ///< 0 .. nodes-1
   double duration = 0;  ///< [s] until the node is back
+  bool nic = false;     ///< the node's network link failed (the node is cut off), not the node itself
 };
 
 class FailureProcess {

@@ -1,9 +1,10 @@
 #pragma once
-// The fault timeline: training over faults.horizon_h on a SimGrid platform of one host per node, whose state
-// follows the drawn failures (host state profiles: off at the failure, on after the repair). A controller on its
-// own host runs training in segments: every up node executes the segment's work (an Exec of the segment's length),
-// so a node that fails kills its Exec — the controller learns of the failure from that (HostFailureException) at
-// the moment it happens, the iteration in flight is lost, and the fault-tolerance module (strategy/
+// The fault timeline: training over faults.horizon_h on a SimGrid platform of one host per node, each linked to
+// a controller host by its own link (the node's NIC); host and link states follow the drawn failures (state
+// profiles: off at the failure, on after the repair). The controller runs training in segments: every up node
+// works for the segment — a transfer to the controller over its link lasting exactly the segment — so a node
+// whose host or link fails loses that transfer, and the controller learns of the failure from it
+// (NetworkFailureException) at the moment it happens, the iteration in flight is lost, and the fault-tolerance module (strategy/
 // fault_tolerance.hpp) decides what happens next: stop, roll back to the last checkpoint, stall, run degraded
 // at another iteration time, or wait for a repair. Segments end at the horizon, at a node's repair (the
 // controller knows the repair ticket) and at checkpoints. Progress is counted in iterations: d(iterations)/dt =
@@ -33,7 +34,9 @@ struct TimelineEvent {
 struct TimelineResult {
   double computed_iterations = 0;  ///< all training done, incl. what was lost
   double lost_iterations = 0;      ///< rolled back or in flight at a failure
-  double stall_time = 0, wait_time = 0, checkpoint_time = 0, degraded_time = 0;  ///< [s]
+  /// [s] stalled (restarts, reconfigurations), waiting (cannot run), writing checkpoints, and running slower
+  /// than failure-free (degraded)
+  double stall_time = 0, wait_time = 0, checkpoint_time = 0, degraded_time = 0;
   double stopped_at = -1;          ///< [s] when the job stopped (module none), -1 if it ran to the horizon
   int failures = 0, checkpoints = 0;
   std::vector<RunInterval> running;
