@@ -84,3 +84,13 @@ TEST_F(FaultRun, AFailureOfANodeThatDoesNotExistIsAnError) {
   EXPECT_EQ(code, 2);
   EXPECT_NE(s["error"].get<std::string>().find("has 4 nodes"), std::string::npos) << s.dump();
 }
+
+TEST_F(FaultRun, ANicFailureCutsTheNodeOffLikeANodeFailure) {
+  const std::string module =
+      "strategies.fault_tolerance={\"name\": \"checkpoint-restart\", \"interval_h\": 0.25, \"restart_s\": 600}";
+  const auto node = summary("1.0,2,0.5,node\n", 2.0, {module}), nic = summary("1.0,2,0.5,nic\n", 2.0, {module});
+  ASSERT_TRUE(nic.contains("faults")) << nic.dump();
+  EXPECT_EQ(nic["faults"]["failures"].get<int>(), 1);
+  EXPECT_GT(nic["faults"]["lost_iterations"].get<double>(), 0.0);
+  EXPECT_EQ(nic["faults"], node["faults"]);
+}
