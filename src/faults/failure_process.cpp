@@ -120,7 +120,19 @@ std::vector<Failure> failures_of(const scenario::Scenario& s) {
       throw ScenarioError("/faults/process", "a failure of node " + std::to_string(f.node) + ", but the cluster has " +
                                                  std::to_string(s.cluster.nodes) + " nodes (0-" +
                                                  std::to_string(s.cluster.nodes - 1) + ")");
-  return out;
+  return with_spares(out, s.faults.spare_nodes, s.faults.replace);
+}
+
+std::vector<Failure> with_spares(std::vector<Failure> failures, int spares, double replace) {
+  std::vector<double> free_at(spares, 0);  // when each spare is in the pool again (its failed node repaired)
+  for (auto& f : failures) {
+    if (replace >= f.duration) continue;
+    auto spare = std::min_element(free_at.begin(), free_at.end());
+    if (spare == free_at.end() || *spare > f.time) continue;  // none free: wait for the repair
+    *spare = f.time + f.duration;  // the repaired node becomes the spare
+    f.duration = replace;
+  }
+  return failures;
 }
 
 }  // namespace llmsim::faults

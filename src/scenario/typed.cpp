@@ -136,6 +136,8 @@ Scenario to_typed(const json& raw) {
   s.faults.process = choice_of(raw["faults"]["process"]);
   s.faults.horizon = raw["faults"]["horizon_h"].get<double>() * 3600;
   s.faults.sample = raw["faults"]["sample_s"];
+  s.faults.spare_nodes = raw["faults"]["spare_nodes"];
+  s.faults.replace = raw["faults"]["replace_h"].get<double>() * 3600;
 
   s.network.model = raw["network"]["model"];
   s.network.collective_algorithm = raw["network"]["collective_algorithm"];

@@ -45,7 +45,13 @@ using FailureProcessRegistry = strategy::Registry<FailureProcess>;
 
 std::unique_ptr<FailureProcess> make_failure_process(const scenario::Scenario& s);
 
-/// The failures of scenario `s` over faults.horizon_h (drawn with s.seed); checks that nodes exist.
+/// The failures of scenario `s` over faults.horizon_h (drawn with s.seed, then with_spares); checks that nodes
+/// exist.
 std::vector<Failure> failures_of(const scenario::Scenario& s);
+
+/// Spare nodes: a failed node's place is taken by a free spare after `replace` [s] when that is sooner than its
+/// repair; the repaired node then joins the spares. Durations of `failures` (sorted by time) are shortened to
+/// `replace` for the failures that find a spare free. Failures are of job positions (whatever node holds one).
+std::vector<Failure> with_spares(std::vector<Failure> failures, int spares, double replace);
 
 }  // namespace llmsim::faults

@@ -118,6 +118,8 @@ struct Faults {
   StrategyChoice process;
   double horizon = 0;  ///< simulated training time [s]
   double sample = 0;   ///< throughput CSV bucket [s]
+  int spare_nodes = 0; ///< nodes standing by to replace failed ones
+  double replace = 0;  ///< [s] to bring a spare in
   bool enabled() const { return process.name != "none"; }
 };
 

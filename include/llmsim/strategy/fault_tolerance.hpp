@@ -5,8 +5,9 @@
 //   checkpoint-restart  synchronous checkpoints of weights and optimizer state every `interval_h` ("auto": the
 //                       Young/Daly optimum sqrt(2 * write time * cluster MTBF); Young, CACM 1974; Daly, FGCS 2006),
 //                       written and read at `storage_GBps`; a failure rolls back to the last checkpoint and stalls
-//                       `restart_s` (detection, rescheduling on a spare node, initialisation) plus the read; spare
-//                       nodes keep the job at full size
+//                       `restart_s` (detection, rescheduling, initialisation) plus the read; the job needs all its
+//                       nodes, so it then waits until the failed node is repaired or a spare has taken its place
+//                       (faults.spare_nodes, faults.replace_h)
 //   bamboo              redundant computation (Thorpe et al., NSDI 2023, Sec. 4): every node also runs its ring
 //                       successor's forward (eager FRC) in whatever time it is not computing, so a failure is taken
 //                       over at once by the predecessor, which then also runs the successor's backward (lazy BRC)
@@ -62,7 +63,7 @@ class FaultTolerance {
   virtual ~FaultTolerance() = default;
   /// Node counts whose failure-free iteration must be simulated (Oobleck's templates), given the counts of
   /// nodes up that the failures reach.
-  virtual std::vector<int> templates(const std::set<int>& up_counts) const { return {}; }
+  virtual std::vector<int> templates(const std::set<int>& /*up_counts*/) const { return {}; }
   /// Iteration time [s] with the nodes `down` failed; a negative value: the job cannot run until a repair.
   virtual double iteration(const JobCosts& c, const std::set<int>& down) const = 0;
   virtual FailureReaction on_failure(const JobCosts& c, const std::set<int>& down) const = 0;

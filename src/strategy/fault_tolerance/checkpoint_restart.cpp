@@ -10,7 +10,8 @@ class CheckpointRestart final : public FaultTolerance {
  public:
   CheckpointRestart(double interval_h, double storage_GBps, double restart_s)
       : interval_(interval_h * 3600), bandwidth_(storage_GBps * 1e9), restart_(restart_s) {}
-  double iteration(const JobCosts& c, const std::set<int>&) const override { return c.iteration; }
+  /// The job restarts at full size: with a node down it waits for the node's repair or a spare.
+  double iteration(const JobCosts& c, const std::set<int>& down) const override { return down.empty() ? c.iteration : -1; }
   FailureReaction on_failure(const JobCosts& c, const std::set<int>&) const override {
     return {false, true, false, restart_ + c.checkpoint_bytes / bandwidth_};
   }
