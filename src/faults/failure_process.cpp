@@ -10,6 +10,7 @@ namespace llmsim::faults {
 namespace {
 
 constexpr double kHour = 3600;
+constexpr size_t kMaxFailures = 1000000;
 
 /// Renewal process of the cluster: inter-arrival times from `gap`, each failure on a node that is up.
 class Renewal : public FailureProcess {
@@ -26,6 +27,9 @@ class Renewal : public FailureProcess {
       if (up.empty()) continue;
       const int node = up[std::uniform_int_distribution<size_t>(0, up.size() - 1)(rng)];
       out.push_back({t, node, repair_, nic_});
+      if (out.size() > kMaxFailures)
+        throw ScenarioError("/faults/process", "more than 1,000,000 failures over the horizon: lower the failure rate "
+                                               "or faults.horizon_h");
       up_at[node] = t + repair_;
     }
     return out;
@@ -79,16 +83,16 @@ LLMSIM_REGISTER(FailureProcess, "none", "no failures", {},
 LLMSIM_REGISTER(FailureProcess, "exponential",
                 "Poisson failures of the cluster (mean time between failures mtbf_h), each repaired after repair_h",
                 (scenario::FieldList{scenario::Field::number("mtbf_h", "h", "mean time between failures of the cluster")
-                                         .above(0),
+                                         .at_least(0.001),
                                      kRepair, kTarget}),
                 [](const nlohmann::json& p, const scenario::Scenario&) {
                   return std::make_unique<Renewal>(p.at("mtbf_h").get<double>(), p.at("repair_h").get<double>(), nic(p));
                 });
 LLMSIM_REGISTER(FailureProcess, "weibull",
                 "Weibull times between cluster failures (shape, mean mtbf_h), each repaired after repair_h",
-                (scenario::FieldList{scenario::Field::number("shape", "", "Weibull shape k (1 = exponential)").above(0),
+                (scenario::FieldList{scenario::Field::number("shape", "", "Weibull shape k (1 = exponential)").at_least(0.05),
                                      scenario::Field::number("mtbf_h", "h", "mean time between failures of the cluster")
-                                         .above(0),
+                                         .at_least(0.001),
                                      kRepair, kTarget}),
                 [](const nlohmann::json& p, const scenario::Scenario&) {
                   return std::make_unique<Weibull>(p.at("shape").get<double>(), p.at("mtbf_h").get<double>(),

@@ -22,8 +22,11 @@ class Controller {
   Controller(const scenario::Scenario& s, const std::vector<Failure>& failures, const strategy::FaultTolerance& ft,
              const strategy::JobCosts& c, double mtbf, std::vector<sg4::Host*> hosts, std::vector<sg4::Link*> nics,
              sg4::Host* self)
-      : failures_(failures), ft_(ft), c_(c), horizon_(s.faults.horizon), hosts_(std::move(hosts)),
+      : ft_(ft), c_(c), horizon_(s.faults.horizon), hosts_(std::move(hosts)),
         nics_(std::move(nics)), self_(self) {
+    failures_of_node_.resize(hosts_.size());
+    next_failure_.assign(hosts_.size(), 0);
+    for (const auto& f : failures) failures_of_node_[f.node].push_back(f);
     const double interval = ft.checkpoint_interval(c, mtbf);
     checkpoint_every_ = interval > 0 ? std::max(1.0, std::round(interval / c.iteration)) : 0;
     write_ = ft.checkpoint_write(c);
@@ -52,8 +55,10 @@ class Controller {
         r_.wait_time += t1 - t0;
         r_.events.push_back({"wait", t0, t1, -1});
       }
-      if (failed >= 0) {
-        stall_until = on_failure(failed, stalled && stall_kind != "checkpoint" ? stall_until : 0);
+      if (failed >= 0) {  // with every other node that failed at the same instant
+        const double keep = stalled && stall_kind != "checkpoint" ? stall_until : 0;
+        stall_until = keep;
+        for (int n : newly_failed()) stall_until = on_failure(n, stall_until);
         stall_kind = "stall";
         continue;
       }
@@ -66,6 +71,11 @@ class Controller {
           const double stall = ft_.repair_stall(c_, down_);
           if (stall > 0) stall_until = std::max(stall_until, t1 + stall), stall_kind = "stall";
         }
+      if (const auto again = newly_failed(); !again.empty()) {  // failed again the instant it came back
+        for (int n : again) stall_until = on_failure(n, stall_until);
+        stall_kind = "stall";
+        continue;
+      }
       if (!stalled && T > 0 && checkpoint_every_ > 0 && since_checkpoint_ >= checkpoint_every_ - 1e-6) {
         stall_until = t1 + write_;
         stall_kind = "checkpoint";
@@ -78,6 +88,21 @@ class Controller {
 
  private:
   static double now() { return sg4::Engine::get_clock(); }
+
+  /// Nodes whose host or link is off but that are not known to be down (failures at the same instant as the one
+  /// that ended the segment) — with a failure ticket started by now: a node off only because its repair at this
+  /// very instant has not been applied to the platform yet is not one.
+  std::vector<int> newly_failed() const {
+    std::vector<int> out;
+    const double t = now();
+    for (size_t n = 0; n < hosts_.size(); ++n) {
+      const auto& mine = failures_of_node_[n];
+      const bool ticket = next_failure_[n] < mine.size() && mine[next_failure_[n]].time <= t + 1e-5;
+      if (!down_.count(static_cast<int>(n)) && ticket && (!hosts_[n]->is_on() || !nics_[n]->is_on()))
+        out.push_back(static_cast<int>(n));
+    }
+    return out;
+  }
 
   double next_repair() const {
     double t = std::numeric_limits<double>::infinity();
@@ -127,9 +152,10 @@ class Controller {
     const double t = now();
     ++r_.failures;
     down_.insert(node);
-    up_at_[node] = t;  // the repair ticket of the failure that just happened
-    for (const auto& f : failures_)
-      if (f.node == node && f.time <= t + 1e-5) up_at_[node] = f.time + f.duration;
+    up_at_[node] = t;  // the repair ticket of the failure that just happened: the node's last one started by now
+    auto& next = next_failure_[node];
+    const auto& mine = failures_of_node_[node];
+    while (next < mine.size() && mine[next].time <= t + 1e-5) up_at_[node] = mine[next].time + mine[next].duration, ++next;
     r_.events.push_back({"failure", t, t, node});
     const auto reaction = ft_.on_failure(c_, down_);
     const double in_flight = since_checkpoint_ - std::floor(since_checkpoint_ + 1e-9);
@@ -148,7 +174,6 @@ class Controller {
     return std::max(current_stall, t + reaction.stall);
   }
 
-  const std::vector<Failure>& failures_;
   const strategy::FaultTolerance& ft_;
   const strategy::JobCosts& c_;
   double horizon_;
@@ -159,6 +184,8 @@ class Controller {
   double since_checkpoint_ = 0;              // iterations since the last checkpoint (all, without checkpoints)
   std::set<int> down_;
   std::map<int, double> up_at_;
+  std::vector<std::vector<Failure>> failures_of_node_;  // in time order
+  std::vector<size_t> next_failure_;                    // per node: its first failure not yet seen
   TimelineResult r_;
 };
 

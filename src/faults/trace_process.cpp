@@ -1,5 +1,6 @@
 // The `trace` failure process: failures read from a CSV file (faults/failure_process.hpp).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -15,6 +16,8 @@ namespace {
 /// Parses `file`: a header line, then "time_h,node,duration_h[,node|nic]" per line (blank lines and lines
 /// starting with # are skipped). Any other line is an error naming the file and line.
 std::vector<Failure> read_trace(const std::string& file) {
+  if (std::filesystem::is_directory(file))
+    throw ScenarioError("/faults/process/file", file + " is a directory, not a failure trace");
   std::ifstream in(file);
   if (!in) throw ScenarioError("/faults/process/file", "cannot open failure trace " + file);
   std::vector<Failure> out;
@@ -25,26 +28,34 @@ std::vector<Failure> read_trace(const std::string& file) {
                                                     "\"; expected time_h,node,duration_h[,node|nic])");
   };
   while (std::getline(in, line)) {
-    if (++number == 1 || line.empty() || line[0] == '#') continue;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF files
+    if (++number == 1) {
+      if (line.rfind("time_h", 0) != 0 && line.rfind("\xEF\xBB\xBFtime_h", 0) != 0)
+        fail("the first line must be the header time_h,node,duration_h[,target]");
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
     std::stringstream row(line);
     std::string cell[3], target, extra;
     for (auto& c : cell)
       if (!std::getline(row, c, ',')) fail("fewer than 3 fields");
-    if (std::getline(row, target, ',')) {
-      target.erase(target.find_last_not_of(" \t\r") + 1);
-      target.erase(0, target.find_first_not_of(" \t"));
+    if (std::getline(row, target, ',') || (!line.empty() && line.back() == ',')) {
+      target.erase(target.find_last_not_of(" \t") + 1);
+      target.erase(0, std::min(target.size(), target.find_first_not_of(" \t")));
       if (target != "node" && target != "nic") fail("the target \"" + target + "\" is neither node nor nic");
     }
     if (std::getline(row, extra, ',')) fail("more than 4 fields");
     double v[3];
     for (int i = 0; i < 3; ++i) {
       size_t used = 0;
+      const bool decimal = cell[i].find_first_not_of(" \t0123456789.eE+-") == std::string::npos;
       try {
-        v[i] = std::stod(cell[i], &used);
+        v[i] = decimal ? std::stod(cell[i], &used) : std::nan("");
       } catch (const std::exception&) {
         fail("\"" + cell[i] + "\" is not a number");
       }
-      if (cell[i].find_first_not_of(" \t\r", used) != std::string::npos) fail("\"" + cell[i] + "\" is not a number");
+      if (!std::isfinite(v[i]) || cell[i].find_first_not_of(" \t", used) != std::string::npos)
+        fail("\"" + cell[i] + "\" is not a finite decimal number");
     }
     if (v[0] < 0) fail("negative time");
     if (v[1] < 0 || v[1] != static_cast<int>(v[1])) fail("the node must be an integer >= 0");
@@ -57,12 +68,12 @@ std::vector<Failure> read_trace(const std::string& file) {
 
 class TraceProcess final : public FailureProcess {
  public:
-  explicit TraceProcess(std::vector<Failure> failures) : failures_(std::move(failures)) {
+  TraceProcess(std::vector<Failure> failures, const std::string& file) : failures_(std::move(failures)) {
     std::stable_sort(failures_.begin(), failures_.end(), [](const Failure& a, const Failure& b) { return a.time < b.time; });
     std::map<int, double> up_at;
     for (const auto& f : failures_) {
       if (up_at.count(f.node) && up_at[f.node] > f.time)
-        throw ScenarioError("/faults/process/file", "node " + std::to_string(f.node) + " fails at " +
+        throw ScenarioError("/faults/process/file", file + ": node " + std::to_string(f.node) + " fails at " +
                                                         std::to_string(f.time / 3600) + " h while still down");
       up_at[f.node] = f.time + f.duration;
     }
@@ -87,7 +98,7 @@ LLMSIM_REGISTER(FailureProcess, "trace", "failures from a CSV file: header, then
                 [](const nlohmann::json& p, const scenario::Scenario& s) {
                   std::filesystem::path file = p.at("file").get<std::string>();
                   if (file.is_relative()) file = std::filesystem::path(s.source_dir) / file;
-                  return std::make_unique<TraceProcess>(read_trace(file.string()));
+                  return std::make_unique<TraceProcess>(read_trace(file.string()), file.string());
                 });
 
 }  // namespace

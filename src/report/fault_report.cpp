@@ -85,14 +85,16 @@ std::string throughput_csv(const faults::TimelineResult& r, const strategy::JobC
       const double overlap = std::min(run.t1, (b + 1) * sample) - std::max(run.t0, b * sample);
       if (overlap > 0) tokens[b] += overlap / run.iteration * c.tokens_per_iteration;
     }
-  for (const auto& e : r.events)
-    if (e.kind == "failure" || e.kind == "repair")
-      for (size_t b = static_cast<size_t>(e.start / sample); b < buckets; ++b) down[b] += e.kind == "failure" ? 1 : -1;
+  for (const auto& e : r.events)  // changes of the number of nodes down, summed below
+    if ((e.kind == "failure" || e.kind == "repair") && e.start / sample < buckets)
+      down[static_cast<size_t>(e.start / sample)] += e.kind == "failure" ? 1 : -1;
   std::ostringstream os;
   os << "time_h,tokens_per_s,down_nodes\n";
+  int now_down = 0;
   for (size_t b = 0; b < buckets; ++b) {
-    const double width = std::min(sample, horizon - b * sample);
-    os << (b + 0.5) * sample / 3600 << "," << tokens[b] / width << "," << std::max(0, down[b]) << "\n";
+    const double start = b * sample, end = std::min(horizon, start + sample);
+    now_down += down[b];
+    os << (start + end) / 2 / 3600 << "," << tokens[b] / (end - start) << "," << std::max(0, now_down) << "\n";
   }
   return os.str();
 }

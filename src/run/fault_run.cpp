@@ -48,12 +48,13 @@ double simulated_iteration(const scenario::Scenario& s, int nodes) {
 std::set<int> up_counts(const std::vector<faults::Failure>& failures, int nodes) {
   std::vector<std::pair<double, int>> changes;
   for (const auto& f : failures) changes.push_back({f.time, -1}), changes.push_back({f.time + f.duration, +1});
-  std::sort(changes.begin(), changes.end());
+  std::sort(changes.begin(), changes.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;  // repairs before failures at one instant
+  });
   std::set<int> out;
   int up = nodes;
-  for (const auto& [t, d] : changes) out.insert(up += d);
-  out.erase(nodes);
-  out.erase(0);
+  for (const auto& [t, d] : changes)
+    if ((up += d) > 0 && up < nodes) out.insert(up);
   return out;
 }
 

@@ -227,7 +227,7 @@ Scenario resolve(json raw, const std::string& source_dir) {
   strategy::make_expert_placement(s);
   strategy::make_moe_pipeline(s);
   strategy::make_fault_tolerance(s);
-  faults::make_failure_process(s);
+  faults::failures_of(s);  // the failures exist on this cluster (a trace is read and checked)
   moe::make_routing(s);
   platform::make_topology(s);           // the topology's own cross-field rules
   return s;

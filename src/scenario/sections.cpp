@@ -199,7 +199,8 @@ FieldList network_fields() {
 
 FieldList faults_fields() {
   return {
-      Field::number("horizon_h", "h", "simulated training time the failures are drawn over").above(0).with_default(24.0),
+      Field::number("horizon_h", "h", "simulated training time the failures are drawn over").at_least(0.001)
+          .at_most(87600).with_default(24.0),
       Field::number("sample_s", "s", "bucket of the throughput-over-time CSV").above(0).with_default(60.0),
       Field::integer("spare_nodes", "nodes standing by: a free spare takes a failed node's place after replace_h")
           .at_least(0)

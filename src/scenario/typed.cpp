@@ -148,6 +148,9 @@ Scenario to_typed(const json& raw) {
 }
 
 void check_cross_fields(const Scenario& s) {
+  if (s.faults.horizon / s.faults.sample > 1e7)
+    throw ScenarioError("/faults/sample_s", "at most 10,000,000 buckets over the horizon: at least " +
+                                                std::to_string(s.faults.horizon / 1e7) + " s here");
   const bool plain = !s.name.empty() && s.name.size() <= 128 && s.name[0] != '.' &&
                      s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") ==
                          std::string::npos;

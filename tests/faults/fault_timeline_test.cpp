@@ -75,7 +75,7 @@ TEST_F(FaultRun, AMalformedTraceLineNamesTheFileAndLine) {
   EXPECT_EQ(code, 2);
   const std::string err = s["error"];
   EXPECT_NE(err.find(".csv:3:"), std::string::npos) << err;
-  EXPECT_NE(err.find("\"x\" is not a number"), std::string::npos) << err;
+  EXPECT_NE(err.find("\"x\" is not a finite decimal number"), std::string::npos) << err;
 }
 
 TEST_F(FaultRun, AFailureOfANodeThatDoesNotExistIsAnError) {
@@ -93,4 +93,22 @@ TEST_F(FaultRun, ANicFailureCutsTheNodeOffLikeANodeFailure) {
   EXPECT_EQ(nic["faults"]["failures"].get<int>(), 1);
   EXPECT_GT(nic["faults"]["lost_iterations"].get<double>(), 0.0);
   EXPECT_EQ(nic["faults"], node["faults"]);
+}
+
+TEST_F(FaultRun, FailuresAtTheSameInstantAreAllSeen) {
+  // All four nodes fail at 1 h, and node 0 again the instant it is back (3 h): five failures, none lost.
+  const auto s = summary("1,0,2\n1,1,2\n1,2,2\n1,3,2\n3,0,1\n", 4.0, {"strategies.fault_tolerance=oobleck"});
+  ASSERT_TRUE(s.contains("faults")) << s.dump();
+  EXPECT_EQ(s["faults"]["failures"].get<int>(), 5);
+}
+
+TEST_F(FaultRun, AFileWithoutHeaderIsAnError) {
+  int code = 0;
+  const std::string file = (dir_ / "noheader.csv").string();
+  std::ofstream(file) << "1,0,2\n";
+  const auto r = run("run '" + source("scenarios/faults/mecefo-350m.json") + "' --out x --set 'faults.process={\"name\": "
+                     "\"trace\", \"file\": \"" + file + "\"}'");
+  code = r.code;
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(r.err.find("noheader.csv:1: the first line must be the header"), std::string::npos) << r.err;
 }

@@ -38,7 +38,8 @@ LLMSIM_REGISTER(FaultTolerance, "checkpoint-restart",
                         .or_auto()
                         .with_default("auto"),
                     scenario::Field::number("storage_GBps", "GB/s", "aggregate checkpoint write/read bandwidth")
-                        .above(0)
+                        .at_least(0.001)
+                        .at_most(1e6)
                         .with_default(50.0),
                     scenario::Field::number("restart_s", "s",
                                             "detection, rescheduling on a spare node and initialisation")

@@ -3,6 +3,7 @@
 #include "llmsim/strategy/mecefo_costs.hpp"
 
 #include "coverage.hpp"
+#include "llmsim/util/error.hpp"
 
 namespace llmsim::strategy {
 
@@ -52,7 +53,8 @@ class MeCeFo final : public FaultTolerance {
     return {{"neighbour_compute_multiplier", costs_.compute_multiplier()},
             {"neighbour_peak_memory_bytes", peak},
             {"neighbour_memory_multiplier", peak / c.worker_memory},
-            {"degraded_iteration_s", iteration(c, {0})}};
+            {"degraded_iteration_s", c.nodes > 1 && iteration(c, {0}) > 0 ? nlohmann::json(iteration(c, {0}))
+                                                                          : nlohmann::json(nullptr)}};
   }
 
  private:
@@ -73,6 +75,10 @@ LLMSIM_REGISTER(FaultTolerance, "mecefo",
                         .at_least(0)
                         .with_default(10.0)}),
                 [](const nlohmann::json& p, const scenario::Scenario& s) {
+                  if (p.at("rank").get<int>() > s.model.hidden)
+                    throw ScenarioError("/strategies/fault_tolerance/rank",
+                                        "the rank of the FFN gradient approximation is at most the hidden size (" +
+                                            std::to_string(s.model.hidden) + ")");
                   return std::make_unique<MeCeFo>(
                       mecefo_costs(s, p.at("rank").get<int>(), p.at("refresh_steps").get<int>()),
                       p.at("switch_s").get<double>());
