@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
   llmsim::cli::RunOptions run_opts;
   auto* run = app.add_subcommand("run", "simulate a scenario and write summary.json, trace.json, scenario.resolved.json");
   run->add_option("scenario", run_opts.scenario, "scenario JSON file")->required();
-  run->add_option("--out", run_opts.out, "output directory (default results/<scenario name>/)");
+  run->add_option("--out", run_opts.out, "output directory (default results/<scenario name>/)")
+      ->check(CLI::Validator([](const std::string& v) { return v.empty() ? std::string("an empty path") : std::string(); },
+                             "a non-empty path"));
   run->add_option("--set", run_opts.overrides, "override a field: json.path=value (repeatable)");
   run->add_option("--log-level", run_opts.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

@@ -30,6 +30,10 @@ void check_training_pipeline(const scenario::Scenario& s, const std::string& nam
     throw ScenarioError("/strategies/moe_pipeline/name",
                         name + " pipelines expert-parallel all-to-alls of a training run; a moe-chiplet system takes "
                                "vanilla-ep or streaming");
+  if (chunks > double(s.training.micro_batch) * s.training.seq_len)
+    throw ScenarioError("/strategies/moe_pipeline/chunks",
+                        "more chunks than tokens in a micro-batch (" +
+                            std::to_string(s.training.micro_batch * s.training.seq_len) + ")");
   if (chunks == 1 && !per_layer) return;
   const auto schedule = make_pipeline_schedule(s);
   for (const auto& t : schedule->stage_order({s.parallelism.pp, 0, s.training.micro_batches_per_pipeline(s.parallelism.dp)}))
