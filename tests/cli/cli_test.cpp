@@ -256,3 +256,10 @@ TEST_F(Cli, RunIsDeterministic) {
 }
 
 }  // namespace
+
+TEST_F(Cli, EmptyOutputPathIsAnError) {
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out ''");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "results"));
+}

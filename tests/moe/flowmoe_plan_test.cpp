@@ -124,4 +124,9 @@ TEST(FlowMoeErrors, NeedsTpOneAnUnbraidedScheduleAndSpInRange) {
               test::shipped(kScenario, {"strategies.moe_pipeline={\"name\": \"flowmoe\", \"allreduce_chunk_bytes\": 1000}"});
             }).path(),
             "/strategies/moe_pipeline/allreduce_chunk_bytes");
+  EXPECT_EQ(test::error_of([] {
+              test::shipped(kScenario, {"training.micro_batch=1", "training.seq_len=8", "training.global_batch=16",
+                                        "strategies.moe_pipeline={\"name\": \"tutel\", \"chunks\": 9}"});
+            }).path(),
+            "/strategies/moe_pipeline/chunks");
 }
