@@ -68,6 +68,15 @@ class Cli : public ::testing::Test {
     return r;
   }
 
+  /// Runs shipped scenario `scenario` (a path relative to the source tree) with `args` (e.g. "--set k=v ...")
+  /// into a fresh output directory, expects success and returns its summary.json.
+  json run_summary(const std::string& scenario, const std::string& args = "") {
+    const std::string out = "run-" + std::to_string(summaries_++);
+    const auto r = run("run '" + source(scenario) + "' " + args + " --out " + out);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(read_file(dir_ / out / "summary.json"));
+  }
+
   /// Writes `j` (or raw text) to a file in the temporary directory; returns its absolute path.
   std::string write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
@@ -96,6 +105,7 @@ class Cli : public ::testing::Test {
   }
 
   fs::path dir_;
+  int summaries_ = 0;  ///< output directories run_summary has used
 };
 
 }  // namespace llmsim::test

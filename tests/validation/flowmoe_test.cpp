@@ -10,11 +10,8 @@ using namespace llmsim::test;
 class FlowMoeRun : public Cli {
  protected:
   json summary(const std::string& model, const std::string& pipeline) {
-    const std::string out = "run-" + std::to_string(runs_++);
-    const auto r = run("run '" + source("scenarios/moe/flowmoe/" + model + ".json") +
-                       "' --set output.trace=false --set 'strategies.moe_pipeline=" + pipeline + "' --out " + out);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return json::parse(read_file(dir_ / out / "summary.json"));
+    return run_summary("scenarios/moe/flowmoe/" + model + ".json",
+                       "--set output.trace=false --set 'strategies.moe_pipeline=" + pipeline + "'");
   }
   void check(const std::string& model) {
     std::map<std::string, double> t;
@@ -28,7 +25,6 @@ class FlowMoeRun : public Cli {
     EXPECT_GE(reduction, 0.14) << model;
     EXPECT_LE(reduction, 0.57) << model;
   }
-  int runs_ = 0;
 };
 }  // namespace
 

@@ -9,13 +9,9 @@ using namespace llmsim::test;
 class MoePipelineRun : public Cli {
  protected:
   json summary(const std::string& pipeline) {
-    const std::string out = "run-" + std::to_string(runs_++);
-    const auto r = run("run '" + source("scenarios/moe/olmoe-ep8-a100.json") + "' --set output.trace=false --set 'strategies.moe_pipeline=" +
-                       pipeline + "' --out " + out);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return json::parse(read_file(dir_ / out / "summary.json"));
+    return run_summary("scenarios/moe/olmoe-ep8-a100.json",
+                       "--set output.trace=false --set 'strategies.moe_pipeline=" + pipeline + "'");
   }
-  int runs_ = 0;
 };
 }  // namespace
 

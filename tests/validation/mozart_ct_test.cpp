@@ -10,17 +10,13 @@ using namespace llmsim::test;
 class MozartCT : public Cli {
  protected:
   double c_t(const std::string& model, const std::string& extra = "") {
-    const std::string out = "run-" + std::to_string(runs_++);
-    const auto r = run("run '" + source("scenarios/moe/mozart-ct-" + model + ".json") + "' " + extra + " --out " + out);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return json::parse(read_file(dir_ / out / "summary.json"))["moe"]["c_t"].get<double>();
+    return run_summary("scenarios/moe/mozart-ct-" + model + ".json", extra)["moe"]["c_t"].get<double>();
   }
   void check(const std::string& model, double paper) {
     const double mozart = c_t(model), contiguous = c_t(model, "--set strategies.expert_placement=contiguous");
     EXPECT_NEAR(mozart / paper, 1.0, 0.15) << model;
     EXPECT_LT(mozart, contiguous) << model;
   }
-  int runs_ = 0;
 };
 }  // namespace
 

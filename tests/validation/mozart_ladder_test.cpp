@@ -10,10 +10,7 @@ using namespace llmsim::test;
 class MozartLadder : public Cli {
  protected:
   double iteration(const std::string& model, const std::string& extra) {
-    const std::string out = "run-" + std::to_string(runs_++);
-    const auto r = run("run '" + source("scenarios/moe/mozart-system-" + model + ".json") + "' " + extra + " --out " + out);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return json::parse(read_file(dir_ / out / "summary.json"))["iteration_time_s"].get<double>();
+    return run_summary("scenarios/moe/mozart-system-" + model + ".json", extra)["iteration_time_s"].get<double>();
   }
   /// Iteration times of the four rungs.
   std::vector<double> ladder(const std::string& model) {
@@ -22,7 +19,6 @@ class MozartLadder : public Cli {
             iteration(model, "--set parallelism.ep_dispatch=per-expert" + contiguous), iteration(model, contiguous),
             iteration(model, "")};
   }
-  int runs_ = 0;
 };
 }  // namespace
 

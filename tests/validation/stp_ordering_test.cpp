@@ -11,12 +11,9 @@ class StpOrdering : public Cli {
  protected:
   /// Iteration time of the STP scenario under `schedule` with extra overrides.
   double iteration(const std::string& schedule, const std::string& extra = "") {
-    const std::string out = "run-" + std::to_string(runs_++);
-    const auto r = run("run '" + source("scenarios/pipeline/stp-qwen2-12b-a800.json") +
-                       "' --set output.trace=false --set strategies.pipeline_schedule.name=" + schedule + " " + extra +
-                       " --out " + out);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return json::parse(read_file(dir_ / out / "summary.json"))["iteration_time_s"].get<double>();
+    const auto s = run_summary("scenarios/pipeline/stp-qwen2-12b-a800.json",
+                               "--set output.trace=false --set strategies.pipeline_schedule.name=" + schedule + " " + extra);
+    return s["iteration_time_s"].get<double>();
   }
   /// STP's gain over interleaved 1F1B with pp stages on pp nodes.
   double gain_at(int pp) {
@@ -24,7 +21,6 @@ class StpOrdering : public Cli {
                               " --set parallelism.dp=1 --set training.global_batch=32";
     return 1 - iteration("stp", depth) / iteration("interleaved-1f1b", depth);
   }
-  int runs_ = 0;
 };
 }  // namespace
 
