@@ -24,19 +24,22 @@ workload::TrainingPlan plan_of(const scenario::Scenario& s) {
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
   return workload::build_training(s, cm, *strategy::make_pipeline_schedule(s));
 }
+/// The passes of the whole model as one chunk, as expert-parallel rank 0 sees them (costs appended to `costs`).
+workload::ChunkPasses passes_of(const scenario::Scenario& s, std::vector<workload::ComputeCost>& costs) {
+  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const auto plan = workload::plan_moe(s);
+  return workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0, strategy::make_moe_pipeline(s)->layout())[0];
+}
 }  // namespace
 
-TEST(FlowMoePasses, AttentionChunksFeedDispatchesAndEachChunkFlowsIntoTheNextLayer) {
+TEST(FlowMoePasses, AttentionChunksFeedDispatchesAndABlockJoinsItsChunks) {
   // Forward with R = 2: the embedding; layer 0's attention+gating per chunk, each queuing its dispatch; the
   // experts per chunk, each waiting for its own dispatch and queuing its combine; the block ends when both
   // combines are back (FlowMoE concatenates the chunks after each block), then layer 1's chunks.
   const auto s = test::shipped(kScenario, {kFlowMoe});
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto plan = workload::plan_moe(s);
   std::vector<workload::ComputeCost> costs;
-  const auto passes = workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0,
-                                                   strategy::make_moe_pipeline(s)->layout());
-  const auto& f = passes[0].forward.fused;
+  const auto passes = passes_of(s, costs);
+  const auto& f = passes.forward.fused;
   using workload::Exchange;
   auto key = [](int layer, Exchange e) { return workload::moe_exchange_key(layer, e); };
   ASSERT_GE(f.size(), 8u);
@@ -57,13 +60,9 @@ TEST(FlowMoePasses, AttentionChunksFeedDispatchesAndEachChunkFlowsIntoTheNextLay
 
 TEST(FlowMoePasses, EveryLayerAndTheHeadEndTheBackwardBlockWhereTheirGradientsAreFinal) {
   const auto s = test::shipped(kScenario, {kFlowMoe});
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto plan = workload::plan_moe(s);
   std::vector<workload::ComputeCost> costs;
-  const auto passes = workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0,
-                                                   strategy::make_moe_pipeline(s)->layout());
   std::vector<int> order;
-  for (const auto& p : passes[0].backward.fused)
+  for (const auto& p : passes_of(s, costs).backward.fused)
     if (p.gradients_of_layer >= 0) order.push_back(p.gradients_of_layer);
   std::vector<int> expected = {s.model.layers};  // the head first, then the layers from the last
   for (int l = s.model.layers - 1; l >= 0; --l) expected.push_back(l);
