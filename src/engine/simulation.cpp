@@ -9,19 +9,24 @@ namespace sg4 = simgrid::s4u;
 
 namespace llmsim::engine {
 
-Simulation::Simulation(const scenario::Scenario& s, int lane_width) {
+std::unique_ptr<sg4::Engine> make_engine(const std::string& network_model) {
   int argc = 2;
   static char name[] = "llmsim";
   static char log_flag[] = "--log=root.thres:critical";
   char* argv[] = {name, log_flag, nullptr};
-  engine_ = std::make_unique<sg4::Engine>(&argc, argv);
-  sg4::Engine::set_config("network/model:" + s.network.model);
-  flow_level_ = s.network.model != "ns-3";
-  if (flow_level_) {
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  sg4::Engine::set_config("network/model:" + network_model);
+  if (network_model != "ns-3") {
     sg4::Engine::set_config("network/crosstraffic:0");
     sg4::Engine::set_config("network/TCP-gamma:0");
-    sg_link_load_plugin_init();
   }
+  return engine;
+}
+
+Simulation::Simulation(const scenario::Scenario& s, int lane_width) {
+  engine_ = make_engine(s.network.model);
+  flow_level_ = s.network.model != "ns-3";
+  if (flow_level_) sg_link_load_plugin_init();
   platform_ = platform::build_platform(s, lane_width);
   platform_.link_statistics = platform_.link_statistics && flow_level_;
   if (platform_.link_statistics)

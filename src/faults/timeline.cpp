@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include "llmsim/engine/simulation.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace llmsim::faults {
@@ -193,13 +195,7 @@ class Controller {
 
 TimelineResult run_timeline(const scenario::Scenario& s, const std::vector<Failure>& failures,
                             const strategy::FaultTolerance& ft, const strategy::JobCosts& costs, double cluster_mtbf) {
-  int argc = 2;
-  static char name[] = "llmsim";
-  static char log_flag[] = "--log=root.thres:critical";
-  char* argv[] = {name, log_flag, nullptr};
-  sg4::Engine engine(&argc, argv);
-  sg4::Engine::set_config("network/model:CM02");  // plain max-min: a transfer lasts bytes / rate exactly
-  sg4::Engine::set_config("network/crosstraffic:0");
+  const auto engine = engine::make_engine("CM02");  // plain max-min: a transfer lasts bytes / rate exactly
   auto* zone = sg4::create_full_zone("fault-timeline");
   auto* controller_host = zone->create_host("controller", 1.0);
   std::vector<sg4::Host*> hosts;
@@ -224,7 +220,7 @@ TimelineResult run_timeline(const scenario::Scenario& s, const std::vector<Failu
   zone->seal();
   Controller controller(s, failures, ft, costs, cluster_mtbf, hosts, nics, controller_host);
   sg4::Actor::create("controller", controller_host, [&controller]() { controller.run(); });
-  engine.run_until(s.faults.horizon + 1);  // the last segment may end a microsecond late (byte rounding)
+  engine->run_until(s.faults.horizon + 1);  // the last segment may end a microsecond late (byte rounding)
   return controller.result();
 }
 

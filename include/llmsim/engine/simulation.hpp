@@ -23,6 +23,10 @@ struct LinkStat {
   double peak_utilisation = 0;  ///< highest instantaneous load / bandwidth
 };
 
+/// SimGrid's engine (one per process) with its logging quiet and network model `network_model` (a flow model
+/// without cross-traffic and TCP window, or "ns-3").
+std::unique_ptr<simgrid::s4u::Engine> make_engine(const std::string& network_model);
+
 class Simulation {
  public:
   /// Network model from s.network: CM02 (no TCP factors), LV08, IB or ns-3; cross-traffic and the TCP window
