@@ -116,15 +116,17 @@ std::unique_ptr<FailureProcess> make_failure_process(const scenario::Scenario& s
   return FailureProcessRegistry::instance().make(s.faults.process, s, "/faults/process", "failure process");
 }
 
-std::vector<Failure> failures_of(const scenario::Scenario& s) {
+FailureDraw failures_of(const scenario::Scenario& s) {
   std::mt19937_64 rng(s.seed * 0x9E3779B97F4A7C15ULL + 0xFA17);
-  auto out = make_failure_process(s)->draw(s.cluster.nodes, s.cluster.gpus_per_node, s.faults.horizon, rng);
+  const auto process = make_failure_process(s);
+  auto out = process->draw(s.cluster.nodes, s.cluster.gpus_per_node, s.faults.horizon, rng);
   for (const auto& f : out)
     if (f.node < 0 || f.node >= s.cluster.nodes)
       throw ScenarioError("/faults/process", "a failure of node " + std::to_string(f.node) + ", but the cluster has " +
                                                  std::to_string(s.cluster.nodes) + " nodes (0-" +
                                                  std::to_string(s.cluster.nodes - 1) + ")");
-  return with_spares(out, s.faults.spare_nodes, s.faults.replace);
+  return {with_spares(out, s.faults.spare_nodes, s.faults.replace),
+          process->cluster_mtbf(s.cluster.nodes, s.cluster.gpus_per_node)};
 }
 
 std::vector<Failure> with_spares(std::vector<Failure> failures, int spares, double replace) {

@@ -90,8 +90,7 @@ nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_di
   const auto wall_start = std::chrono::steady_clock::now();
   std::optional<report::OutputDir> out;
   if (!out_dir.empty()) out.emplace(out_dir);
-  const auto failures = faults::failures_of(s);
-  const double mtbf = faults::make_failure_process(s)->cluster_mtbf(s.cluster.nodes, s.cluster.gpus_per_node);
+  const auto [failures, mtbf] = faults::failures_of(s);
   const auto ft = strategy::make_fault_tolerance(s);
   strategy::JobCosts c = job_costs(s);
   c.iteration = simulated_iteration(s, s.cluster.nodes);

@@ -45,9 +45,13 @@ using FailureProcessRegistry = strategy::Registry<FailureProcess>;
 
 std::unique_ptr<FailureProcess> make_failure_process(const scenario::Scenario& s);
 
-/// The failures of scenario `s` over faults.horizon_h (drawn with s.seed, then with_spares); checks that nodes
-/// exist.
-std::vector<Failure> failures_of(const scenario::Scenario& s);
+/// The failures of scenario `s` over faults.horizon_h (drawn with s.seed, then with_spares) and the cluster's
+/// mean time between failures [s]; checks that the nodes exist.
+struct FailureDraw {
+  std::vector<Failure> failures;
+  double cluster_mtbf = 0;
+};
+FailureDraw failures_of(const scenario::Scenario& s);
 
 /// Spare nodes: a failed node's place is taken by a free spare after `replace` [s] when that is sooner than its
 /// repair; the repaired node then joins the spares. Durations of `failures` (sorted by time) are shortened to
