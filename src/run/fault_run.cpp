@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 #include "llmsim/faults/timeline.hpp"
@@ -37,9 +38,8 @@ scenario::Scenario plain(const scenario::Scenario& s, int nodes) {
 double simulated_iteration(const scenario::Scenario& s, int nodes) {
   return in_child(
       [&] {
-        const auto summary = run_training(plain(s, nodes), "");
-        if (!summary.contains("iteration_time_s")) return -1.0;  // out of memory on this many nodes
-        return summary["iteration_time_s"].get<double>();
+        const double t = iteration_time(plain(s, nodes));
+        return std::isfinite(t) ? t : -1.0;  // -1: out of memory on this many nodes
       },
       "failure-free iteration on " + std::to_string(nodes) + " nodes");
 }

@@ -30,17 +30,19 @@ nlohmann::json simulate(const scenario::Scenario& s, std::optional<report::Outpu
 
 }  // namespace
 
+double iteration_time(const scenario::Scenario& s) {
+  const auto summary = run_training(s, "");
+  return summary.contains("iteration_time_s") ? summary["iteration_time_s"].get<double>()
+                                              : std::numeric_limits<double>::infinity();
+}
+
 nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir) {
+  if (s.faults.enabled()) return run_faults(s, out_dir);
   const auto wall_start = std::chrono::steady_clock::now();
   std::optional<report::OutputDir> out;  // first: a bad --out fails before any work
-  if (s.faults.enabled()) return run_faults(s, out_dir);
   if (!out_dir.empty()) out.emplace(out_dir);
   if (!strategy::make_moe_pipeline(s)->searches_gradient_chunk()) return simulate(s, out, wall_start, nullptr);
-  const auto search = search_gradient_chunk(s, [](const scenario::Scenario& c) {
-    const auto summary = run_training(c, "");
-    return summary.contains("iteration_time_s") ? summary["iteration_time_s"].get<double>()
-                                                : std::numeric_limits<double>::infinity();
-  });
+  const auto search = search_gradient_chunk(s, iteration_time);
   spdlog::info("{}: S_p = {:.0f} KiB after {} simulations", s.name, search.best_bytes / 1024, search.evaluations.size());
   scenario::Scenario best = with_gradient_chunk(s, search.best_bytes);
   best.resolved = s.resolved;  // the scenario as written ("auto"); the choice is in the summary

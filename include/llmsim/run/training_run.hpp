@@ -12,4 +12,7 @@ namespace llmsim::run {
 /// `out_dir` empty = write nothing. A scenario with failures (faults.process) runs as run/fault_run.hpp.
 nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir);
 
+/// The iteration time [s] of a run of `s` that writes nothing; infinity when it does not fit in memory.
+double iteration_time(const scenario::Scenario& s);
+
 }  // namespace llmsim::run
