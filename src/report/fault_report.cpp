@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
+
+#include "llmsim/report/text_table.hpp"
 
 namespace llmsim::report {
 
@@ -48,13 +49,9 @@ json fault_summary(const scenario::Scenario& s, const strategy::JobCosts& c, con
 
 std::string fault_summary_table(const json& s) {
   const auto& f = s["faults"];
-  char line[200];
   std::ostringstream os;
-  auto row = [&](const char* k, const std::string& v) { os << "  " << k << std::string(28 - std::string(k).size(), ' ') << v << "\n"; };
-  auto num = [&](double v, const char* fmt) {
-    std::snprintf(line, sizeof line, fmt, v);
-    return std::string(line);
-  };
+  auto row = [&](const std::string& label, const std::string& value) { os << table_row(label, value); };
+  const auto num = format_number;
   os << "llmsim - " << s["scenario"].get<std::string>() << " under failures\n";
   row("model / hardware", s["model"].get<std::string>() + " on " + std::to_string(s["gpus"].get<long long>()) + " x " +
                               s["hardware"].get<std::string>());

@@ -1,10 +1,10 @@
 #include "llmsim/report/summary.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
 #include "llmsim/report/moe_report.hpp"
+#include "llmsim/report/text_table.hpp"
 
 namespace llmsim::report {
 
@@ -109,16 +109,8 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
 
 std::string summary_table(const json& s) {
   std::ostringstream os;
-  char line[160];
-  auto row = [&](const char* label, const std::string& value) {
-    std::snprintf(line, sizeof line, "  %-28s %s\n", label, value.c_str());
-    os << line;
-  };
-  auto num = [](double v, const char* fmt) {
-    char b[64];
-    std::snprintf(b, sizeof b, fmt, v);
-    return std::string(b);
-  };
+  auto row = [&](const std::string& label, const std::string& value) { os << table_row(label, value); };
+  const auto num = format_number;
   const auto& p = s["parallelism"];
   os << "llmsim " << s["llmsim_version"].get<std::string>() << " - " << s["scenario"].get<std::string>() << "\n";
   row("model / hardware", s["model"].get<std::string>() + " on " + std::to_string(s["gpus"].get<int>()) + " x " +
@@ -142,7 +134,7 @@ std::string summary_table(const json& s) {
     os << "  time per GPU per iteration:\n";
     const double it = s["iteration_time_s"].get<double>();
     for (const auto& [k, v] : s["time_breakdown_s"].items())
-      row(("    " + k).c_str(), num(v.get<double>(), "%.4f s") + num(100 * v.get<double>() / it, "  (%.1f%%)"));
+      row("    " + k, num(v.get<double>(), "%.4f s") + num(100 * v.get<double>() / it, "  (%.1f%%)"));
   }
   double peak = 0;
   for (const auto& v : s["peak_memory_bytes"]) peak = std::max(peak, v.get<double>());
