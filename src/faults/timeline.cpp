@@ -57,24 +57,22 @@ class Controller {
         r_.wait_time += t1 - t0;
         r_.events.push_back({"wait", t0, t1, -1});
       }
-      if (failed >= 0) {  // with every other node that failed at the same instant
-        const double keep = stalled && stall_kind != "checkpoint" ? stall_until : 0;
-        stall_until = keep;
-        for (int n : newly_failed()) stall_until = on_failure(n, stall_until);
-        stall_kind = "stall";
-        continue;
+      if (failed >= 0) {
+        stall_until = stalled && stall_kind != "checkpoint" ? stall_until : 0;  // a checkpoint write is abandoned
+      } else {  // a repair, a checkpoint due, or the horizon
+        if (stalled && t1 >= stall_until) stall_until = 0;
+        for (int n : std::set<int>(down_))
+          if (up_at_[n] <= t1 + 1e-9) {
+            down_.erase(n);
+            r_.events.push_back({"repair", t1, t1, n});
+            const double stall = ft_.repair_stall(c_, down_);
+            if (stall > 0) stall_until = std::max(stall_until, t1 + stall), stall_kind = "stall";
+          }
       }
-      if (stalled && t1 >= stall_until) stall_until = 0;
-      // A repair, a checkpoint due, or the horizon.
-      for (int n : std::set<int>(down_))
-        if (up_at_[n] <= t1 + 1e-9) {
-          down_.erase(n);
-          r_.events.push_back({"repair", t1, t1, n});
-          const double stall = ft_.repair_stall(c_, down_);
-          if (stall > 0) stall_until = std::max(stall_until, t1 + stall), stall_kind = "stall";
-        }
-      if (const auto again = newly_failed(); !again.empty()) {  // failed again the instant it came back
-        for (int n : again) stall_until = on_failure(n, stall_until);
+      // The failure that ended the segment with every other one at the same instant (incl. a node failing again
+      // the instant it came back).
+      if (const auto now_failed = newly_failed(); failed >= 0 || !now_failed.empty()) {
+        for (int n : now_failed) stall_until = on_failure(n, stall_until);
         stall_kind = "stall";
         continue;
       }
