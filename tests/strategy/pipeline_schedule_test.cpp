@@ -67,13 +67,21 @@ double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, 
     wk.ops.push_back({workload::Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0});
     w.workers.push_back(wk);
   }
-  const auto rec = engine::run_workload(w, s, std::vector<bool>(p, getenv("PDUMP") != nullptr));
-  if (getenv("PDUMP"))
-    for (const auto& e : rec.events())
-      if (e.stream == 0 && e.category != workload::TimeCategory::PpComm)
-        std::printf("w%d %d mb%d c%d %.2f-%.2f\n", e.worker, (int)e.pass, e.micro_batch, e.chunk, e.start, e.end);
-  return rec.iteration_ends()[0];
+  return engine::run_workload(w, s, std::vector<bool>(p, false)).iteration_ends()[0];
 }
+
+/// One stage running a given task order (with an optional offloaded chunk).
+class FixedOrder final : public strategy::PipelineSchedule {
+ public:
+  explicit FixedOrder(std::vector<PipelineTask> order, int offloaded = -1) : order_(std::move(order)), offloaded_(offloaded) {}
+  int chunks_per_stage() const override { return 1; }
+  int offloaded_chunk() const override { return offloaded_; }
+  std::vector<PipelineTask> stage_order(const strategy::StageContext&) const override { return order_; }
+
+ private:
+  std::vector<PipelineTask> order_;
+  int offloaded_;
+};
 }  // namespace
 
 TEST(PipelineSchedules, EveryTaskExactlyOnceAndBackwardAfterForward) {
@@ -200,16 +208,9 @@ TEST(BraidedPair, EachCollectiveOverlapsTheOtherPassAndOnlyTheTailIsExposed) {
   // One stage, two forwards braided; each is two units of 1 s followed by a 0.4 s all-reduce. Alone: 2 x (2 +
   // 0.8) = 5.6 s. Braided: F0a 0-1 (AR 1-1.4), F1a 1-2 (AR 2-2.4), F0b 2-3 (AR 3-3.4), F1b 3-4 (AR 4-4.4):
   // 4.4 s, only the last all-reduce exposed.
-  class TwoForwards final : public strategy::PipelineSchedule {
-   public:
-    int chunks_per_stage() const override { return 1; }
-    std::vector<PipelineTask> stage_order(const strategy::StageContext&) const override {
-      PipelineTask second{PipelineTask::Pass::Forward, 1, 0};
-      second.braided = true;
-      return {{PipelineTask::Pass::Forward, 0, 0}, second};
-    }
-  };
-  EXPECT_NEAR(simulate(TwoForwards(), 1, 2, 2.0, 0.0, 0.0, 0.4), 4.4, 1e-9);
+  PipelineTask second{PipelineTask::Pass::Forward, 1, 0};
+  second.braided = true;
+  EXPECT_NEAR(simulate(FixedOrder({{PipelineTask::Pass::Forward, 0, 0}, second}), 1, 2, 2.0, 0.0, 0.0, 0.4), 4.4, 1e-9);
 }
 
 // Same passes with 8 units per pass and a 0.025 s all-reduce after every unit of F, B and B+W (p = 2, m = 16):
@@ -260,15 +261,8 @@ TEST(PipelineScheduleErrors, InterleavingNeedsLayersDivisibleIntoChunks) {
 TEST(ActivationOffload, BackwardWaitsForTheCopyOutAndTheCopyBack) {
   // F (1 s) on the offloaded chunk, then its B (1 s); a copy takes 3 s each way. F 0-1, copy out 1-4, copy back
   // 4-7 (it cannot start before the copy out ends), B 7-8: 8 s, 6 s of it waiting for the host link.
-  class ForwardThenBackward final : public strategy::PipelineSchedule {
-   public:
-    int chunks_per_stage() const override { return 1; }
-    int offloaded_chunk() const override { return 0; }
-    std::vector<PipelineTask> stage_order(const strategy::StageContext&) const override {
-      return {{PipelineTask::Pass::Forward, 0, 0}, {PipelineTask::Pass::Backward, 0, 0}};
-    }
-  };
-  EXPECT_NEAR(simulate(ForwardThenBackward(), 1, 1, 1.0, 1.0, 0, 0, 2, 3.0), 8.0, 1e-9);
+  const FixedOrder forward_then_backward({{PipelineTask::Pass::Forward, 0, 0}, {PipelineTask::Pass::Backward, 0, 0}}, 0);
+  EXPECT_NEAR(simulate(forward_then_backward, 1, 1, 1.0, 1.0, 0, 0, 2, 3.0), 8.0, 1e-9);
 }
 
 TEST(ActivationOffload, CopyBackIsPrefetchedDuringThePreviousTask) {
@@ -276,16 +270,9 @@ TEST(ActivationOffload, CopyBackIsPrefetchedDuringThePreviousTask) {
   // B0, B1 on one stage with 2 s copies. Copy back of mb0 is prefetched during F1 but must wait for its copy
   // out: 3-5; B0 waits until 5, runs 5-6; copy back of mb1 prefetched during B0: after its copy out (5) and the
   // H2D stream (free at 5): 5-7; B1 7-8.
-  class TwoAndTwo final : public strategy::PipelineSchedule {
-   public:
-    int chunks_per_stage() const override { return 1; }
-    int offloaded_chunk() const override { return 0; }
-    std::vector<PipelineTask> stage_order(const strategy::StageContext&) const override {
-      using P = PipelineTask::Pass;
-      return {{P::Forward, 0, 0}, {P::Forward, 1, 0}, {P::Backward, 0, 0}, {P::Backward, 1, 0}};
-    }
-  };
-  EXPECT_NEAR(simulate(TwoAndTwo(), 1, 2, 1.0, 1.0, 0, 0, 2, 2.0), 8.0, 1e-9);
+  using P = PipelineTask::Pass;
+  const FixedOrder two_and_two({{P::Forward, 0, 0}, {P::Forward, 1, 0}, {P::Backward, 0, 0}, {P::Backward, 1, 0}}, 0);
+  EXPECT_NEAR(simulate(two_and_two, 1, 2, 1.0, 1.0, 0, 0, 2, 2.0), 8.0, 1e-9);
 }
 
 TEST(ActivationOffload, OnlyTwoSetsOfTheOffloadedChunkStayOnTheDevice) {
