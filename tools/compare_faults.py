@@ -5,7 +5,12 @@ stalled and degraded hours, and MeCeFO's neighbour multipliers.
 
 Usage: tools/compare_faults.py SCENARIO... [--processes mecefo-low,mecefo-mid,mecefo-high]
                                [--modules none,checkpoint-restart,bamboo,oobleck,mecefo] [--set k=v ...]
+                               [--module-set MODULE:k=v ...]
+
+--module-set applies an override to one module's runs only, e.g. `bamboo:parallelism.pp=4` to run a pipeline-based
+baseline in its own setting (docs/faults.md).
 """
+import json
 import os
 import tempfile
 
@@ -14,21 +19,33 @@ from llmsim_runs import comparison_parser, run
 
 def main():
     ap = comparison_parser(__doc__)
-    ap.add_argument("--processes", default="mecefo-low,mecefo-mid,mecefo-high")
+    ap.add_argument("--processes", default="mecefo-low,mecefo-mid,mecefo-high",
+                    help="comma-separated process names, or a JSON list of process names and objects")
     ap.add_argument("--modules", default="checkpoint-restart,bamboo,oobleck,mecefo")
+    ap.add_argument("--module-set", action="append", default=[], metavar="MODULE:k=v",
+                    help="override passed to one module's runs")
     args = ap.parse_args()
+    processes = ([p if isinstance(p, str) else json.dumps(p) for p in json.loads(args.processes)]
+                 if args.processes.startswith("[") else args.processes.split(","))
+    per_module = {}
+    for item in args.module_set:
+        module, sep, override = item.partition(":")
+        if not sep or "=" not in override:
+            ap.error(f"--module-set expects MODULE:key=value, got '{item}'")
+        per_module.setdefault(module, []).append(override)
 
     print("| model | process | module | failures | effective tokens/s | drop | lost GPU-h | stalled h | degraded h |")
     print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for scenario in args.scenarios:
-            for process in args.processes.split(","):
+            for process in processes:
                 for module in args.modules.split(","):
                     out = os.path.join(tmp, f"{len(os.listdir(tmp))}")
                     s, _ = run(args.llmsim, scenario, args.set + [f"faults.process={process}",
-                                                                   f"strategies.fault_tolerance={module}"], out)
+                                                                   f"strategies.fault_tolerance={module}"]
+                                    + per_module.get(module, []), out)
                     f = s["faults"]
-                    print(f"| {s['model']} | {process} | {module} | {f['failures']} | "
+                    print(f"| {s['model']} | {s['faults']['process']} | {module} | {f['failures']} | "
                           f"{f['effective_tokens_per_s']:.0f} | {100 * f['throughput_drop']:.2f}% | "
                           f"{f['lost_gpu_hours']:.1f} | {f['stall_h']:.2f} | {f['degraded_h']:.2f} |")
 

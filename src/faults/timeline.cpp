@@ -24,7 +24,7 @@ class Controller {
   Controller(const scenario::Scenario& s, const std::vector<Failure>& failures, const strategy::FaultTolerance& ft,
              const strategy::JobCosts& c, double mtbf, std::vector<sg4::Host*> hosts, std::vector<sg4::Link*> nics,
              sg4::Host* self)
-      : ft_(ft), c_(c), horizon_(s.faults.horizon), hosts_(std::move(hosts)),
+      : ft_(ft), c_(c), healthy_(ft.iteration(c, {})), horizon_(s.faults.horizon), hosts_(std::move(hosts)),
         nics_(std::move(nics)), self_(self) {
     failures_of_node_.resize(hosts_.size());
     next_failure_.assign(hosts_.size(), 0);
@@ -144,7 +144,7 @@ class Controller {
     r_.computed_iterations += done;
     since_checkpoint_ += done;
     r_.running.push_back({t0, t1, T, static_cast<int>(down_.size())});
-    if (T > c_.iteration * (1 + 1e-12)) r_.degraded_time += t1 - t0;  // slower than failure-free
+    if (T > healthy_ * (1 + 1e-12)) r_.degraded_time += t1 - t0;  // slower than the module's failure-free iteration
   }
 
   /// Returns until when training stalls.
@@ -176,6 +176,7 @@ class Controller {
 
   const strategy::FaultTolerance& ft_;
   const strategy::JobCosts& c_;
+  double healthy_;  // [s] the module's iteration with every node up
   double horizon_;
   std::vector<sg4::Host*> hosts_;
   std::vector<sg4::Link*> nics_;

@@ -112,3 +112,18 @@ TEST_F(FaultRun, AFileWithoutHeaderIsAnError) {
   EXPECT_EQ(code, 2);
   EXPECT_NE(r.err.find("noheader.csv:1: the first line must be the header"), std::string::npos) << r.err;
 }
+
+TEST_F(FaultRun, BambooTakesOverFromThePreviousPipelineStage) {
+  // pp 4 on 4 nodes: node n holds stage n; stage n-1 (and stage 3 for stage 0) runs its forward redundantly.
+  // Nodes 0 and 2 down for 0.5 h: nodes 3 and 1 take over, nothing waits and the job runs slower (degraded) for
+  // the whole outage except Bamboo's failover stall (5 s). Nodes 1 and 2 down: stage 2's copy was on node 1,
+  // so the job waits for the repair.
+  const std::vector<std::string> sets = {"strategies.fault_tolerance=bamboo", "parallelism.pp=4",
+                                         "training.micro_batch=4"};
+  const auto apart = summary("1.0,0,0.5\n1.0,2,0.5\n", 2.0, sets), next = summary("1.0,1,0.5\n1.0,2,0.5\n", 2.0, sets);
+  ASSERT_TRUE(apart.contains("faults") && next.contains("faults")) << apart.dump() << next.dump();
+  EXPECT_EQ(apart["faults"]["wait_h"].get<double>(), 0.0);
+  EXPECT_NEAR(apart["faults"]["degraded_h"].get<double>(), 0.5 - 5.0 / 3600, 2.0 / 3600);  // up to an iteration
+  EXPECT_NEAR(next["faults"]["wait_h"].get<double>(), 0.5 - 5.0 / 3600, 1e-6);
+  EXPECT_EQ(next["faults"]["degraded_h"].get<double>(), 0.0);
+}

@@ -35,7 +35,7 @@ struct TimelineResult {
   double computed_iterations = 0;  ///< all training done, incl. what was lost
   double lost_iterations = 0;      ///< rolled back or in flight at a failure
   /// [s] stalled (restarts, reconfigurations), waiting (cannot run), writing checkpoints, and running slower
-  /// than failure-free (degraded)
+  /// than the module's own failure-free iteration (degraded)
   double stall_time = 0, wait_time = 0, checkpoint_time = 0, degraded_time = 0;
   double stopped_at = -1;          ///< [s] when the job stopped (module none), -1 if it ran to the horizon
   int failures = 0, checkpoints = 0;

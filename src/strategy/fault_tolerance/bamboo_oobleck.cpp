@@ -19,7 +19,7 @@ class Bamboo final : public FaultTolerance {
   }
   double iteration(const JobCosts& c, const std::set<int>& down) const override {
     if (down.empty()) return healthy(c);
-    return covered(c, down, true) ? healthy(c) + c.worker_backward : -1;
+    return covered(c, down, Cover::kPipelinePredecessor) ? healthy(c) + c.worker_backward : -1;
   }
   FailureReaction on_failure(const JobCosts&, const std::set<int>&) const override { return {false, false, true, failover_}; }
   double repair_stall(const JobCosts& c, const std::set<int>&) const override { return state_copy(c); }

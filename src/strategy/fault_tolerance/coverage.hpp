@@ -1,24 +1,35 @@
 #pragma once
-// Which up node takes over a failed one (bamboo, mecefo): a node of the same data-parallel group (the block of
-// JobCosts::group_nodes nodes holding the same pipeline stage), each covering at most one failed node.
+// Which up node takes over a failed one (bamboo, mecefo), each covering at most one failed node.
+// Nodes are laid out stage-major: consecutive blocks of JobCosts::group_nodes nodes hold the same pipeline stage.
 #include <set>
 
 #include "llmsim/strategy/fault_tolerance.hpp"
 
 namespace llmsim::strategy {
 
-/// True when every node in `down` has a distinct up node of its group to take over: its predecessor in the
-/// group's ring (`predecessor_only`, Bamboo's replica holder) or any up node (MeCeFO's neighbour, nearest first).
-inline bool covered(const JobCosts& c, const std::set<int>& down, bool predecessor_only) {
+enum class Cover {
+  /// Bamboo: the node holding the same position in the previous pipeline stage (the stages form a ring; it runs
+  /// its successor's forward redundantly). With a single stage, the previous node of the data-parallel ring.
+  kPipelinePredecessor,
+  /// MeCeFO: any up node of the failed node's data-parallel group (same stage), nearest first.
+  kDataParallelNeighbour,
+};
+
+/// True when every node in `down` has a distinct up node to take over it.
+inline bool covered(const JobCosts& c, const std::set<int>& down, Cover how) {
   std::set<int> busy;
-  const int g = c.group_nodes;
+  const int g = c.group_nodes, stages = c.nodes / g;
+  const auto take = [&](int n) { return !down.count(n) && busy.insert(n).second; };
   for (int d : down) {
     const int base = d / g * g;
     bool found = false;
-    for (int step = 1; step < g && !found; ++step) {
-      const int n = base + ((d - base) - step + g) % g;
-      if (!down.count(n) && !busy.count(n)) busy.insert(n), found = true;
-      if (predecessor_only) break;
+    if (how == Cover::kPipelinePredecessor && stages > 1) {
+      found = take((d / g - 1 + stages) % stages * g + d % g);
+    } else {
+      for (int step = 1; step < g && !found; ++step) {
+        found = take(base + ((d - base) - step + g) % g);
+        if (how == Cover::kPipelinePredecessor) break;
+      }
     }
     if (!found) return false;
   }

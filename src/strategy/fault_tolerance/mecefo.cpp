@@ -41,7 +41,7 @@ class MeCeFo final : public FaultTolerance {
   MeCeFo(MeCeFoCosts costs, double switch_s) : costs_(costs), switch_(switch_s) {}
   double iteration(const JobCosts& c, const std::set<int>& down) const override {
     if (down.empty()) return c.iteration;
-    if (!covered(c, down, false)) return -1;
+    if (!covered(c, down, Cover::kDataParallelNeighbour)) return -1;
     return c.iteration + (costs_.compute_multiplier() - 1) * (c.worker_forward + c.worker_backward);
   }
   FailureReaction on_failure(const JobCosts&, const std::set<int>&) const override { return {false, false, false, switch_}; }
