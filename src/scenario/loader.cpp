@@ -18,6 +18,9 @@
 #include "llmsim/strategy/fault_tolerance.hpp"
 #include "llmsim/faults/failure_process.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/serving/router.hpp"
+#include "llmsim/serving/scheduler.hpp"
+#include "llmsim/serving/workload.hpp"
 #include "llmsim/util/error.hpp"
 
 namespace llmsim::scenario {
@@ -165,8 +168,23 @@ Field family_field(json& parent, const std::string& key, const std::string& path
   return Field::object(key, fields, help).with_default(json::object());
 }
 
+bool is_serving(const json& raw) { return raw.is_object() && raw.value("kind", json("training")) == json("serving"); }
+
+/// Serving and training scenarios have their own sections: the other kind's section is an error, not ignored.
+void check_kind_sections(const json& raw) {
+  if (is_serving(raw) && raw.contains("training"))
+    throw ScenarioError("/training", "a serving scenario has no training section (serving.precision sets the "
+                                     "precision, parallelism.dp the replicas)");
+  if (!is_serving(raw) && raw.contains("serving"))
+    throw ScenarioError("/serving", "the serving section needs \"kind\": \"serving\"");
+}
+
 FieldList scenario_fields(json& raw) {
+  check_kind_sections(raw);
   FieldList fields = top_level_fields();
+  if (is_serving(raw))
+    fields.erase(std::remove_if(fields.begin(), fields.end(), [](const Field& f) { return f.key == "training"; }),
+                 fields.end());
   for (auto& f : fields) {
     if (f.key == "hardware") f.children = hardware_fields();
     if (f.key == "cluster") {
@@ -203,6 +221,18 @@ FieldList scenario_fields(json& raw) {
                     family_field<strategy::MoePipeline>(raw["strategies"], "moe_pipeline", "/strategies/moe_pipeline",
                                                         "vanilla-ep", "MoE dispatch/expert/combine overlap")};
     }
+    if (f.key == "serving") {
+      if (!raw.contains("serving")) raw["serving"] = json::object();
+      json& sv = raw["serving"];
+      if (!sv.is_object()) throw ScenarioError("/serving", "expected an object");
+      f.children = serving_fields();
+      f.children.push_back(family_field<serving::WorkloadSource>(sv, "workload", "/serving/workload", "poisson",
+                                                                 "request source"));
+      f.children.push_back(family_field<serving::Scheduler>(sv, "scheduler", "/serving/scheduler", "vllm",
+                                                            "batch scheduler of each replica"));
+      f.children.push_back(family_field<serving::Router>(sv, "router", "/serving/router", "round-robin",
+                                                         "which replica a request goes to"));
+    }
     if (f.key == "routing") {
       if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
       f = family_field<moe::RoutingModel>(raw, "routing", "/routing", "uniform", "MoE token-to-expert routing model");
@@ -223,11 +253,17 @@ Scenario resolve(json raw, const std::string& source_dir) {
   s.source_dir = source_dir;
   check_cross_fields(s);
   s.resolved = raw;
-  strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
-  strategy::make_expert_placement(s);
-  strategy::make_moe_pipeline(s);
-  strategy::make_fault_tolerance(s);
-  faults::failures_of(s);  // the failures exist on this cluster (a trace is read and checked)
+  if (s.kind == "serving") {
+    serving::make_scheduler(s);
+    serving::make_router(s);
+    serving::make_requests(s, s.serving.rate_scale);  // a trace is read and checked
+  } else {
+    strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
+    strategy::make_expert_placement(s);
+    strategy::make_moe_pipeline(s);
+    strategy::make_fault_tolerance(s);
+    faults::failures_of(s);  // the failures exist on this cluster (a trace is read and checked)
+  }
   moe::make_routing(s);
   platform::make_topology(s);           // the topology's own cross-field rules
   return s;

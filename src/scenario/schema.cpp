@@ -44,7 +44,7 @@ std::string type_name(const json& v) {
 
 void check_range(const Field& f, double x, const std::string& path) {
   bool low = f.min && (f.min_exclusive ? x <= *f.min : x < *f.min);
-  bool high = f.max && x > *f.max;
+  bool high = f.max && (f.max_exclusive ? x >= *f.max : x > *f.max);
   if (low || high || !std::isfinite(x))
     throw ScenarioError(path, "value " + format_number(x) + " is out of range (" + describe_allowed(f) + ")");
 }
@@ -157,6 +157,12 @@ Field& Field::above(double v) {
 }
 Field& Field::at_most(double v) {
   max = v;
+  max_exclusive = false;
+  return *this;
+}
+Field& Field::below(double v) {
+  max = v;
+  max_exclusive = true;
   return *this;
 }
 Field& Field::or_auto() {
@@ -176,7 +182,7 @@ std::string describe_allowed(const Field& f) {
     case FieldType::Object: return "an object";
   }
   if (f.min) s += (f.min_exclusive ? " > " : " >= ") + format_number(*f.min);
-  if (f.max) s += std::string(f.min ? " and" : "") + " <= " + format_number(*f.max);
+  if (f.max) s += std::string(f.min ? " and" : "") + (f.max_exclusive ? " < " : " <= ") + format_number(*f.max);
   if (!f.unit.empty()) s += " (" + f.unit + ")";
   if (f.allow_auto) s += ", or \"auto\"";
   return s;

@@ -32,19 +32,21 @@ FieldList top_level_fields() {
   return {
       Field::string("name", "scenario name; default output directory is results/<name>/"),
       text("description", "free text"),
-      Field::choice("kind", {"training", "moe-chiplet"},
-                    "what is simulated: training (Megatron-style tp/pp/dp/ep) or moe-chiplet (Mozart's chiplet "
-                    "system: attention on node 0 of a nop-tree, experts on the other chiplets)")
+      Field::choice("kind", {"training", "moe-chiplet", "serving"},
+                    "what is simulated: training (Megatron-style tp/pp/dp/ep), moe-chiplet (Mozart's chiplet "
+                    "system: attention on node 0 of a nop-tree, experts on the other chiplets) or serving (dp "
+                    "replicas of tp x pp GPUs answering a request workload; no training section)")
           .with_default("training"),
       Field::integer("seed", "seed of the one random generator of the run").at_least(0).with_default(0),
       Field::object("hardware", {}, "device preset name or object (configs/hardware/)"),
       Field::object("cluster", {}, "cluster shape and network (configs/topologies/)"),
       Field::object("model", {}, "model preset name or object (configs/models/)"),
       section("parallelism", "tp, pp, dp, cp"),
-      Field::object("training", {}, "batch, sequence and optimizer settings"),
+      Field::object("training", {}, "batch, sequence and optimizer settings (not for kind serving)"),
       section("strategies", "pluggable strategy modules chosen by name"),
       section("routing", "MoE token-to-expert routing model (llmsim list routing)"),
       section("faults", "failures over a training horizon and the throughput the job keeps (llmsim list faults)"),
+      section("serving", "request workload, scheduler, router, KV cache and SLOs (kind serving only)"),
       section("network", "SimGrid network model"),
       section("output", "what is written besides summary.json"),
   };
@@ -207,6 +209,57 @@ FieldList faults_fields() {
           .with_default(0),
       Field::number("replace_h", "h", "time to bring a spare node in (provisioning, joining)").at_least(0)
           .with_default(0.25),
+  };
+}
+
+FieldList serving_fields() {
+  return {
+      Field::choice("precision", kPrecisions, "weights, activations and KV cache precision").with_default("bf16"),
+      Field::number("rate_scale", "factor", "multiplies the workload's request rate (divides its arrival times)")
+          .above(0).at_most(1e6).with_default(1.0),
+      Field::integer("max_requests", "keep only the first N requests; 0 = all").at_least(0).with_default(0),
+      Field::number("duration_s", "s", "drop requests arriving at or after this time; 0 = all").at_least(0)
+          .with_default(0.0),
+      Field::object("kv_cache",
+                    {Field::integer("block_size", "tokens per paged KV block").at_least(1).at_most(65536).with_default(16),
+                     Field::number("memory_utilization", "fraction",
+                                   "HBM share the replica may fill with weights, activations and KV blocks (vLLM "
+                                   "gpu_memory_utilization)")
+                         .above(0).at_most(1).with_default(0.9),
+                     Field::number("watermark", "fraction", "KV blocks kept free when admitting a prefill (vLLM)")
+                         .at_least(0).below(1).with_default(0.01),
+                     Field::choice("preemption", {"recompute", "swap"},
+                                   "what happens to the preempted sequence's KV blocks when blocks run out: dropped "
+                                   "and recomputed later, or copied to host memory over PCIe and back")
+                         .with_default("recompute"),
+                     Field::number("swap_space_GiB", "GiB", "host memory per GPU for swapped-out KV blocks (vLLM)")
+                         .at_least(0).with_default(4.0)},
+                    "paged KV cache (Kwon et al., vLLM, SOSP 2023)")
+          .with_default(nlohmann::json::object()),
+      Field::integer("prefill_replicas",
+                     "disaggregation (Splitwise, DistServe): the first N of the dp replicas only prefill and send "
+                     "the KV cache over the network to the others, which only decode; 0 = every replica does both")
+          .at_least(0).with_default(0),
+      Field::object("slo",
+                    {Field::number("ttft_ms", "ms", "time-to-first-token objective").above(0).with_default(1000.0),
+                     Field::number("tpot_ms", "ms", "time-per-output-token objective (mean over a request's decode)")
+                         .above(0).with_default(100.0)},
+                    "service-level objectives for goodput and SLO attainment")
+          .with_default(nlohmann::json::object()),
+      Field::number("sample_s", "s", "bucket of kv_usage.csv (KV blocks, running and waiting per replica)")
+          .above(0).with_default(1.0),
+      Field::integer("trace_max_steps", "batches per replica written to trace.json").at_least(0).with_default(20000),
+      Field::object("capacity_search",
+                    {Field::boolean("enabled", "binary search for the highest rate_scale meeting the SLOs")
+                         .with_default(false),
+                     Field::number("attainment", "fraction", "share of requests that must meet both SLOs")
+                         .above(0).at_most(1).with_default(0.9),
+                     Field::number("max_scale", "factor", "search rate_scale within [1/max_scale, max_scale]")
+                         .above(1).at_most(1e6).with_default(64.0),
+                     Field::number("tolerance", "fraction", "stop when the interval is this narrow (relative)")
+                         .above(0).below(1).with_default(0.02)},
+                    "capacity search (DistServe's simulator)")
+          .with_default(nlohmann::json::object()),
   };
 }
 

@@ -38,7 +38,7 @@ void fill_derived_defaults(json& raw) {
   derive(m, "head_dim", m["hidden"].get<long long>() / m["heads"].get<long long>());
   derive(m, "ffn_hidden", 4 * m["hidden"].get<long long>());
   derive(m["moe"], "expert_ffn_hidden", m["ffn_hidden"]);
-  derive(raw["training"], "seq_len", m["max_seq_len"]);
+  if (raw.contains("training")) derive(raw["training"], "seq_len", m["max_seq_len"]);
   json& pl = raw["parallelism"];
   derive(pl, "last_stage_layers", m["layers"].get<long long>() / std::max(1LL, pl["pp"].get<long long>()));
   json& par = raw["parallelism"];
@@ -51,6 +51,44 @@ void fill_derived_defaults(json& raw) {
     par["dp"] = gpus / model_parallel;
   }
 }
+
+namespace {
+void read_training(const json& t, Training& tr) {
+  tr.global_batch = t["global_batch"];
+  tr.micro_batch = t["micro_batch"];
+  tr.seq_len = t["seq_len"];
+  tr.iterations = t["iterations"];
+  tr.precision = t["precision"];
+  tr.recompute = t["recompute"];
+  tr.zero_stage = t["zero_stage"];
+  tr.overlap_grad_reduce = t["overlap_grad_reduce"];
+  tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
+  tr.scatter_gather_p2p = t["scatter_gather_p2p"];
+}
+
+void read_serving(const json& v, Serving& sv) {
+  sv.precision = v["precision"];
+  sv.workload = choice_of(v["workload"]);
+  sv.scheduler = choice_of(v["scheduler"]);
+  sv.router = choice_of(v["router"]);
+  sv.rate_scale = v["rate_scale"];
+  sv.max_requests = v["max_requests"];
+  sv.duration = v["duration_s"];
+  const json& kv = v["kv_cache"];
+  sv.kv_cache = {kv["block_size"], kv["memory_utilization"], kv["watermark"], kv["preemption"],
+                 kv["swap_space_GiB"].get<double>() * (1 << 30)};
+  sv.prefill_replicas = v["prefill_replicas"];
+  sv.slo_ttft = v["slo"]["ttft_ms"].get<double>() * 1e-3;
+  sv.slo_tpot = v["slo"]["tpot_ms"].get<double>() * 1e-3;
+  sv.sample = v["sample_s"];
+  sv.trace_max_steps = v["trace_max_steps"];
+  const json& c = v["capacity_search"];
+  sv.capacity_search = c["enabled"];
+  sv.capacity_attainment = c["attainment"];
+  sv.capacity_max_scale = c["max_scale"];
+  sv.capacity_tolerance = c["tolerance"];
+}
+}  // namespace
 
 Scenario to_typed(const json& raw) {
   Scenario s;
@@ -115,18 +153,11 @@ Scenario to_typed(const json& raw) {
   s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],
                    p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"]};
 
-  const json& t = raw["training"];
-  Training& tr = s.training;
-  tr.global_batch = t["global_batch"];
-  tr.micro_batch = t["micro_batch"];
-  tr.seq_len = t["seq_len"];
-  tr.iterations = t["iterations"];
-  tr.precision = t["precision"];
-  tr.recompute = t["recompute"];
-  tr.zero_stage = t["zero_stage"];
-  tr.overlap_grad_reduce = t["overlap_grad_reduce"];
-  tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
-  tr.scatter_gather_p2p = t["scatter_gather_p2p"];
+  if (s.kind == "serving") {
+    read_serving(raw["serving"], s.serving);
+  } else {
+    read_training(raw["training"], s.training);
+  }
 
   s.strategies.pipeline_schedule = choice_of(raw["strategies"]["pipeline_schedule"]);
   s.strategies.expert_placement = choice_of(raw["strategies"]["expert_placement"]);
@@ -146,6 +177,21 @@ Scenario to_typed(const json& raw) {
   s.output.trace_max_gpus = raw["output"]["trace_max_gpus"];
   return s;
 }
+
+namespace {
+void check_serving(const Scenario& s) {
+  const auto& sv = s.serving;
+  if (sv.prefill_replicas >= s.parallelism.dp)
+    throw ScenarioError("/serving/prefill_replicas", str(sv.prefill_replicas) + " prefill replicas leave no decode "
+                        "replica of the " + str(s.parallelism.dp) + " (parallelism.dp); at most " +
+                        str(s.parallelism.dp - 1));
+  if (s.parallelism.cp != 1 || s.parallelism.ep != 1 || s.parallelism.sequence_parallel)
+    throw ScenarioError("/parallelism", "a serving replica is modelled with tp and pp only (cp 1, ep 1, no sequence "
+                                        "parallelism)");
+  if (s.model.moe.enabled())
+    throw ScenarioError("/model/moe/experts", "serving models MoE replicas not yet: a dense model is needed");
+}
+}  // namespace
 
 void check_cross_fields(const Scenario& s) {
   if (s.faults.horizon / s.faults.sample > 1e7)
@@ -184,7 +230,8 @@ void check_cross_fields(const Scenario& s) {
   if (s.cluster.gpus_per_node % p.tp != 0)
     throw ScenarioError("/parallelism/tp", "tp " + str(p.tp) + " must divide gpus_per_node " +
                                                str(s.cluster.gpus_per_node) + " so tp groups do not straddle nodes");
-  const bool chiplet = s.kind == "moe-chiplet";
+  const bool chiplet = s.kind == "moe-chiplet", serving = s.kind == "serving";
+  if (serving) check_serving(s);
   if (chiplet) {
     if (s.cluster.topology.name != "nop-tree" || s.cluster.gpus_per_node != 1)
       throw ScenarioError("/kind", "moe-chiplet runs on a nop-tree cluster of single-chiplet nodes (cluster.topology "
@@ -197,11 +244,11 @@ void check_cross_fields(const Scenario& s) {
     if (t.global_batch % t.micro_batch != 0)
       throw ScenarioError("/training/global_batch", "global batch " + str(t.global_batch) +
                                                         " is not divisible by micro_batch " + str(t.micro_batch));
-  } else if (t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0)
+  } else if (!serving && t.global_batch % (static_cast<long long>(t.micro_batch) * p.dp) != 0)
     throw ScenarioError("/training/global_batch", "global batch " + str(t.global_batch) +
                                                       " is not divisible by micro_batch*dp = " + str(t.micro_batch) +
                                                       "*" + str(p.dp));
-  if (t.seq_len > m.max_seq_len)
+  if (!serving && t.seq_len > m.max_seq_len)
     throw ScenarioError("/training/seq_len", "sequence length " + str(t.seq_len) + " exceeds the model's max_seq_len " +
                                                  str(m.max_seq_len));
   const auto& moe = m.moe;
@@ -225,7 +272,7 @@ void check_cross_fields(const Scenario& s) {
     throw ScenarioError("/parallelism/tp_comm_overlap",
                         "\"pipelined\" overlaps the all-gathers and reduce-scatters of sequence parallelism: set "
                         "parallelism.sequence_parallel to true, or use \"none\" or \"wgrad\"");
-  if (p.sequence_parallel && t.seq_len % p.tp != 0)
+  if (!serving && p.sequence_parallel && t.seq_len % p.tp != 0)
     throw ScenarioError("/training/seq_len", "sequence parallelism needs seq_len divisible by tp");
   if (s.network.model == "ns-3" && s.cluster.topology.name != "simgrid-xml")
     throw ScenarioError("/network/model", "the ns-3 packet-level model runs only on simgrid-xml platforms whose routes are "
@@ -233,9 +280,11 @@ void check_cross_fields(const Scenario& s) {
                                           " topology has multi-link routes: use CM02, LV08 or IB");
   if (s.cluster.intra_node == "nvlink-mesh" && s.cluster.gpus_per_node < 2)
     throw ScenarioError("/cluster/intra_node", "an NVLink mesh needs at least 2 GPUs per node");
-  if (!s.hardware.peak_flops.count(t.precision))
-    throw ScenarioError("/training/precision", "the " + s.hardware.name + " preset has no " + t.precision +
-                                                   " peak (hardware/peak_TFLOPS lists what it supports)");
+  const std::string& precision = serving ? s.serving.precision : t.precision;
+  if (!s.hardware.peak_flops.count(precision))
+    throw ScenarioError(serving ? "/serving/precision" : "/training/precision",
+                        "the " + s.hardware.name + " preset has no " + precision +
+                            " peak (hardware/peak_TFLOPS lists what it supports)");
 }
 
 }  // namespace llmsim::scenario

@@ -123,6 +123,34 @@ struct Faults {
   bool enabled() const { return process.name != "none"; }
 };
 
+/// Serving (kind "serving", serving/*.hpp): parallelism.dp replicas of tp x pp GPUs each.
+struct KvCacheConfig {
+  int block_size = 16;               ///< tokens per KV block (vLLM's default)
+  double memory_utilization = 0.9;   ///< fraction of HBM the replica may use (vLLM gpu_memory_utilization)
+  double watermark = 0.01;           ///< fraction of blocks kept free when admitting a prefill
+  std::string preemption = "recompute";  ///< recompute | swap
+  double swap_space = 0;             ///< [bytes] host memory per GPU for swapped-out blocks
+};
+
+struct Serving {
+  std::string precision = "bf16";
+  StrategyChoice workload;           ///< serving/workload.hpp
+  StrategyChoice scheduler;          ///< serving/scheduler.hpp
+  StrategyChoice router;             ///< serving/router.hpp
+  double rate_scale = 1;             ///< arrival rate multiplier
+  long max_requests = 0;             ///< 0 = all
+  double duration = 0;               ///< [s] arrivals window; 0 = all
+  KvCacheConfig kv_cache;
+  int prefill_replicas = 0;          ///< disaggregation: replicas that only prefill (0 = co-located)
+  double slo_ttft = 0, slo_tpot = 0; ///< [s]
+  double sample = 1;                 ///< [s] bucket of kv_usage.csv
+  int trace_max_steps = 0;           ///< batches per replica in trace.json
+  bool capacity_search = false;      ///< find the highest rate_scale meeting the SLOs
+  double capacity_attainment = 0.9;  ///< fraction of requests meeting both SLOs
+  double capacity_max_scale = 64;    ///< search interval [1/capacity_max_scale, capacity_max_scale]
+  double capacity_tolerance = 0.02;  ///< relative width of the final interval
+};
+
 struct Network {
   std::string model = "CM02";                  ///< SimGrid flow model
   std::string collective_algorithm = "auto";   ///< collectives::algorithm_names()
@@ -146,6 +174,7 @@ struct Scenario {
   Strategies strategies;
   StrategyChoice routing;  ///< MoE token-to-expert routing model (moe/routing.hpp)
   Faults faults;
+  Serving serving;
   Network network;
   Output output;
   unsigned long long seed = 0;

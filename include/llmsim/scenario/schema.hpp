@@ -23,7 +23,7 @@ struct Field {
   std::string help;
   std::optional<nlohmann::json> default_value;  ///< absent = required
   std::optional<double> min, max;       ///< inclusive numeric range
-  bool min_exclusive = false;
+  bool min_exclusive = false, max_exclusive = false;
   std::vector<std::string> allowed;     ///< Enum values, or NumberMap keys
   FieldList children;                   ///< Object sub-fields
   bool allow_auto = false;              ///< the string "auto" is accepted for Integer/Number
@@ -40,6 +40,7 @@ struct Field {
   Field& at_least(double v);
   Field& above(double v);
   Field& at_most(double v);
+  Field& below(double v);
   Field& or_auto();
 };
 

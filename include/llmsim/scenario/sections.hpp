@@ -13,6 +13,8 @@ FieldList training_fields();    ///< batch, sequence, precision, recomputation, 
 FieldList network_fields();     ///< SimGrid network model
 FieldList output_fields();      ///< trace options
 FieldList faults_fields();      ///< failure horizon and sampling (the process is a family, added by the loader)
+/// Serving settings (kind "serving"); workload, scheduler and router are families added by the loader.
+FieldList serving_fields();
 
 /// Sections that may name a preset ("preset": "<name>" or the bare name as a string) and the configs/
 /// sub-folder holding those presets.
