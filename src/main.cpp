@@ -50,6 +50,18 @@ int main(int argc, char** argv) {
   bench->add_option("--log-level", bench_opts.scenario.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
+  llmsim::cli::StepTimeOptions step_opts;
+  auto* step = app.add_subcommand("step-time", "one serving step of a scenario's replica (prefill or decode), in ms");
+  step->add_option("scenario", step_opts.scenario.scenario, "serving scenario JSON file")->required();
+  step->add_option("--set", step_opts.scenario.overrides, "override a field: json.path=value (repeatable)");
+  auto* prefill = step->add_option("--prefill", step_opts.prefill, "prompt tokens of one prefill alone")
+                      ->check(CLI::Range(1, 1 << 24));
+  auto* decode = step->add_option("--decode", step_opts.decode, "sequences of one decode step")->check(CLI::Range(1, 1 << 20));
+  step->add_option("--context", step_opts.context, "tokens in each decoding sequence's KV cache")
+      ->check(CLI::Range(0, 1 << 24))
+      ->needs(decode);
+  prefill->excludes(decode);
+
   std::string what;
   auto* list = app.add_subcommand("list", "list presets and registered strategies");
   list->add_option("what", what, "hardware, models, topologies, strategies, routing or faults")
@@ -72,6 +84,7 @@ int main(int argc, char** argv) {
     if (*run) return llmsim::cli::run_command(run_opts);
     if (*validate) return llmsim::cli::validate_command(validate_opts);
     if (*bench) return llmsim::cli::bench_command(bench_opts);
+    if (*step) return llmsim::cli::step_time_command(step_opts, std::cout);
     return llmsim::cli::list_command(what, std::cout);
   } catch (const llmsim::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";

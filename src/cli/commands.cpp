@@ -12,6 +12,7 @@
 #include "llmsim/report/summary.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/run/training_run.hpp"
+#include "llmsim/serving/step_model.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/faults/failure_process.hpp"
 #include "llmsim/moe/routing.hpp"
@@ -32,6 +33,16 @@ int run_command(const RunOptions& o) {
   const auto summary = run::run_training(s, out);
   std::cout << (summary.contains("faults") ? report::fault_summary_table(summary) : report::summary_table(summary))
             << "  outputs in " << out << "/\n";
+  return 0;
+}
+
+int step_time_command(const StepTimeOptions& o, std::ostream& out) {
+  const auto s = scenario::load_scenario(o.scenario.scenario, o.scenario.overrides);
+  if (s.kind != "serving") throw ScenarioError("/kind", "step-time needs a serving scenario (\"kind\": \"serving\")");
+  if ((o.prefill > 0) == (o.decode > 0)) throw ScenarioError("step-time", "give --prefill TOKENS or --decode BATCH");
+  const serving::StepModel m(s);
+  const double t = o.prefill > 0 ? m.prefill_time(o.prefill) : m.decode_time(o.decode, o.context);
+  out << nlohmann::json{{"time_ms", 1e3 * t}}.dump() << "\n";
   return 0;
 }
 

@@ -3,26 +3,22 @@
 namespace llmsim::model {
 
 namespace {
-Kernel gemm(const std::string& name, double m, double n, double k, double e) {
-  return Kernel{name, Category::Gemm, 2 * m * n * k, e * (m * k + k * n + m * n), m, n, k, 1};
-}
-Kernel elementwise(const std::string& name, double bytes) { return Kernel{name, Category::Elementwise, 0, bytes}; }
 double ffn_in(const LayerShape& x, double inner) { return (x.swiglu ? 2 : 1) * inner; }
 }  // namespace
 
 std::vector<Kernel> moe_pre_forward(const LayerShape& x, const scenario::Moe& moe) {
   const double T = x.b * x.s, e = x.bytes_per_element, k = moe.top_k, sp = x.sequence_parallel ? x.t : 1;
   std::vector<Kernel> out = {
-      elementwise("mlp_norm", 2 * e * T * x.h / sp),
-      gemm("router", T, moe.experts, x.h, e),
-      elementwise("router_topk", 2 * 4 * T * moe.experts),
-      elementwise("permute", 2 * e * T * k * x.h),
+      elementwise("mlp_norm", Category::Elementwise, 2 * e * T * x.h / sp),
+      gemm("router", Category::Gemm, 1, T, moe.experts, x.h, e),
+      elementwise("router_topk", Category::Elementwise, 2 * 4 * T * moe.experts),
+      elementwise("permute", Category::Elementwise, 2 * e * T * k * x.h),
   };
   if (moe.shared_experts > 0) {
     const double inner = double(moe.shared_experts) * moe.expert_ffn_hidden / x.t;
-    out.push_back(gemm("shared_up", T, ffn_in(x, inner), x.h, e));
-    out.push_back(elementwise("shared_act", (ffn_in(x, inner) + inner) * e * T));
-    out.push_back(gemm("shared_down", T, x.h, inner, e));
+    out.push_back(gemm("shared_up", Category::Gemm, 1, T, ffn_in(x, inner), x.h, e));
+    out.push_back(elementwise("shared_act", Category::Elementwise, (ffn_in(x, inner) + inner) * e * T));
+    out.push_back(gemm("shared_down", Category::Gemm, 1, T, x.h, inner, e));
   }
   return out;
 }
@@ -31,16 +27,16 @@ std::vector<Kernel> expert_forward(const LayerShape& x, const scenario::Moe& moe
   if (tokens <= 0) return {};
   const double e = x.bytes_per_element, inner = double(moe.expert_ffn_hidden) / x.t;
   return {
-      gemm("expert_up", tokens, ffn_in(x, inner), x.h, e),
-      elementwise("expert_act", (ffn_in(x, inner) + inner) * e * tokens),
-      gemm("expert_down", tokens, x.h, inner, e),
+      gemm("expert_up", Category::Gemm, 1, tokens, ffn_in(x, inner), x.h, e),
+      elementwise("expert_act", Category::Elementwise, (ffn_in(x, inner) + inner) * e * tokens),
+      gemm("expert_down", Category::Gemm, 1, tokens, x.h, inner, e),
   };
 }
 
 std::vector<Kernel> moe_post_forward(const LayerShape& x, const scenario::Moe& moe) {
   const double T = x.b * x.s, e = x.bytes_per_element, sp = x.sequence_parallel ? x.t : 1;
-  return {elementwise("unpermute", 2 * e * T * moe.top_k * x.h),
-          elementwise("mlp_dropout_add", (3 * e + 1) * T * x.h / sp)};
+  return {elementwise("unpermute", Category::Elementwise, 2 * e * T * moe.top_k * x.h),
+          elementwise("mlp_dropout_add", Category::Elementwise, (3 * e + 1) * T * x.h / sp)};
 }
 
 double model_params(const scenario::Model& m) {

@@ -29,13 +29,10 @@ LayerShape LayerShape::from(const scenario::Scenario& sc) {
   return x;
 }
 
-namespace {
 Kernel gemm(const std::string& name, Category c, double batch, double m, double n, double k, double e) {
-  Kernel g{name, c, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n), m, n, k, batch};
-  return g;
+  return Kernel{name, c, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n), m, n, k, batch};
 }
 Kernel elementwise(const std::string& name, Category c, double bytes) { return Kernel{name, c, 0, bytes}; }
-}  // namespace
 
 namespace {
 struct LayerDims {

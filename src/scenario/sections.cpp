@@ -20,6 +20,13 @@ FieldList calibration_fields() {
       Field::number("in_switch_efficiency", "fraction",
                     "fraction of NVLink bandwidth in-switch reduction (NVLS) reaches per GPU port")
           .above(0).at_most(1).with_default(1.0),
+      Field::number("serving_step_overhead_us", "us", "serving engine cost per step (tools/calibrate_serving.py)")
+          .at_least(0).with_default(0.0),
+      Field::number("serving_sequence_overhead_us", "us", "serving engine cost per sequence of a step").at_least(0)
+          .with_default(0.0),
+      Field::number("serving_collective_hop_us", "us",
+                    "serving engine cost per tp collective and per tree level (log2 tp), beyond the wire time")
+          .at_least(0).with_default(0.0),
       Field::string("source", "what the calibration was fitted to (docs/calibration.md)"),
   };
 }
@@ -233,7 +240,10 @@ FieldList serving_fields() {
                                    "and recomputed later, or copied to host memory over PCIe and back")
                          .with_default("recompute"),
                      Field::number("swap_space_GiB", "GiB", "host memory per GPU for swapped-out KV blocks (vLLM)")
-                         .at_least(0).with_default(4.0)},
+                         .at_least(0).with_default(4.0),
+                     Field::integer("blocks", "KV blocks per replica; auto = what HBM leaves after weights and "
+                                              "activations (vLLM's num_gpu_blocks_override)")
+                         .at_least(1).or_auto().with_default("auto")},
                     "paged KV cache (Kwon et al., vLLM, SOSP 2023)")
           .with_default(nlohmann::json::object()),
       Field::integer("prefill_replicas",

@@ -76,7 +76,7 @@ void read_serving(const json& v, Serving& sv) {
   sv.duration = v["duration_s"];
   const json& kv = v["kv_cache"];
   sv.kv_cache = {kv["block_size"], kv["memory_utilization"], kv["watermark"], kv["preemption"],
-                 kv["swap_space_GiB"].get<double>() * (1 << 30)};
+                 kv["swap_space_GiB"].get<double>() * (1 << 30), is_auto(kv["blocks"]) ? 0L : kv["blocks"].get<long>()};
   sv.prefill_replicas = v["prefill_replicas"];
   sv.slo_ttft = v["slo"]["ttft_ms"].get<double>() * 1e-3;
   sv.slo_tpot = v["slo"]["tpot_ms"].get<double>() * 1e-3;
@@ -118,6 +118,9 @@ Scenario to_typed(const json& raw) {
   h.calibration.network_efficiency = cal["network_efficiency"];
   h.calibration.kernel_overhead = cal["kernel_overhead_us"].get<double>() * 1e-6;
   h.calibration.in_switch_efficiency = cal["in_switch_efficiency"];
+  h.calibration.serving_step_overhead = cal["serving_step_overhead_us"].get<double>() * 1e-6;
+  h.calibration.serving_sequence_overhead = cal["serving_sequence_overhead_us"].get<double>() * 1e-6;
+  h.calibration.serving_collective_hop = cal["serving_collective_hop_us"].get<double>() * 1e-6;
 
   const json& cl = raw["cluster"];
   Cluster& c = s.cluster;

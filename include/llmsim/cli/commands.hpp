@@ -25,7 +25,16 @@ struct BenchCliOptions {
   std::string csv;              ///< also write the table as CSV to this file
 };
 
+struct StepTimeOptions {
+  RunOptions scenario;
+  int prefill = 0;  ///< prompt tokens (0: decode)
+  int decode = 0;   ///< sequences
+  int context = 0;  ///< KV tokens per decoding sequence
+};
+
 int run_command(const RunOptions& o);
+/// One serving step of the scenario's replica (serving/step_model.hpp): prints {"time_ms": ...} as JSON.
+int step_time_command(const StepTimeOptions& o, std::ostream& out);
 /// nccl-tests-style sweep of one collective (bench/collective_bench.hpp).
 int bench_command(const BenchCliOptions& o);
 int validate_command(const RunOptions& o);

@@ -25,6 +25,12 @@ struct Kernel {
   bool is_gemm() const { return m > 0; }
 };
 
+/// `batch` GEMMs of (m x k) x (k x n) with `e` bytes per element: 2 batch m n k FLOPs, e batch (mk + kn + mn)
+/// bytes (each operand read once, the result written once).
+Kernel gemm(const std::string& name, Category c, double batch, double m, double n, double k, double e);
+/// A kernel that only moves `bytes`.
+Kernel elementwise(const std::string& name, Category c, double bytes);
+
 /// Shape of the work one tensor-parallel rank does for one micro-batch.
 struct LayerShape {
   double b = 1, s = 1, h = 1, a = 1, kv = 1, f = 1, t = 1, vocab = 1, d = 1;  ///< d: head dimension

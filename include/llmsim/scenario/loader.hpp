@@ -14,6 +14,9 @@ namespace llmsim::scenario {
 /// next to or above the executable, else the source tree's configs/.
 std::string config_dir();
 
+/// Directory of the shipped data files (data/azure-llm-2023/ ...): the `data` directory next to config_dir().
+std::string data_dir();
+
 /// Names of the presets in configs/<folder>/ (file names without .json), sorted.
 std::vector<std::string> list_presets(const std::string& folder);
 

@@ -18,6 +18,10 @@ struct Calibration {
   double kernel_overhead = 0;     ///< fixed cost per kernel launch [s]
   double network_efficiency = 0;  ///< fraction of NIC line rate reached by inter-node transfers, 0..1
   double in_switch_efficiency = 1;  ///< fraction of NVLink bandwidth an NVLS (in-switch) reduction reaches
+  /// Serving-engine costs on this device (serving/step_model.hpp; fitted with tools/calibrate_serving.py):
+  double serving_step_overhead = 0;      ///< [s] per step (scheduling, input preparation, sampling launch)
+  double serving_sequence_overhead = 0;  ///< [s] per sequence of a step (block tables, sampling, detokenising)
+  double serving_collective_hop = 0;     ///< [s] per tp collective and tree level (log2 tp) beyond the wire time
 };
 
 struct Hardware {
@@ -130,6 +134,7 @@ struct KvCacheConfig {
   double watermark = 0.01;           ///< fraction of blocks kept free when admitting a prefill
   std::string preemption = "recompute";  ///< recompute | swap
   double swap_space = 0;             ///< [bytes] host memory per GPU for swapped-out blocks
+  long blocks = 0;                   ///< KV blocks per replica; 0 = from the memory left (kv_cache.hpp)
 };
 
 struct Serving {

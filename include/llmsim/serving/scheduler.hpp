@@ -67,6 +67,9 @@ class Scheduler {
   virtual Batch next(ReplicaQueues& q) = 0;
   virtual int max_batched_tokens() const = 0;  ///< largest tokens of one step (sizes the activation memory)
   virtual int max_batch_size() const = 0;      ///< largest sequences of one step
+  /// True when finished sequences keep their slot and blocks until the scheduler lets them go (static
+  /// batching); otherwise the replica removes a finished sequence from `running` and frees its blocks.
+  virtual bool holds_finished() const { return false; }
 };
 
 using SchedulerRegistry = strategy::Registry<Scheduler>;

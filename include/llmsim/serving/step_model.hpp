@@ -1,0 +1,49 @@
+#pragma once
+// Time of one forward step of a serving replica (tp x pp GPUs), from the compute model (hardware/compute_model.hpp,
+// calibrated once per device) and the collective library:
+//   step = sum over the pp stages of [ layers_of_stage * (sum of inference_layer kernel times + 2 tp all-reduces of
+//          T h e bytes) ] + embedding (first stage) + head (last stage) + (pp - 1) sends of T h e bytes between
+//          stages + kernel-launch costs included per kernel
+//        + serving-engine costs: step_overhead + sequence_overhead * sequences + collectives * hop * ceil(log2 tp)
+// (hardware calibration, fitted per device by tools/calibrate_serving.py to published step times: a vLLM-class
+// engine spends tens of milliseconds per decode step outside the GPU kernels, docs/serving.md).
+// The tp all-reduce is NCCL's choice for a group of tp GPUs behind the node's NVSwitch (collectives/auto_select.hpp:
+// ring, tree or in-switch reduction by their alpha-beta estimates). A replica runs one step at a time (no
+// micro-batch pipelining across stages: with pp > 1 each stage idles while the others run).
+#include "llmsim/collectives/collective.hpp"
+#include "llmsim/collectives/auto_select.hpp"
+#include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/model/inference.hpp"
+#include "llmsim/scenario/scenario.hpp"
+
+namespace llmsim::serving {
+
+class StepModel {
+ public:
+  explicit StepModel(const scenario::Scenario& s);
+  /// [s] of one step of the whole replica; `sequences` in the step (the engine's per-sequence cost).
+  double step_time(const model::InferenceStep& st, int sequences) const;
+  /// [s] of one prefill of `tokens` prompt tokens alone (context 0), producing the first token.
+  double prefill_time(int tokens) const;
+  /// [s] of one decode step of `batch` sequences with `context` tokens each in their KV cache.
+  double decode_time(int batch, int context) const;
+  /// [s] one tp all-reduce of `bytes` per GPU.
+  double tp_all_reduce(double bytes) const;
+  const model::LayerShape& shape() const { return x_; }
+
+ private:
+  double kernels_time(const std::vector<model::Kernel>& ks) const;
+  hardware::ComputeModel cm_;
+  model::LayerShape x_;
+  std::vector<int> stage_layers_;
+  collectives::GroupLayout tp_group_;
+  collectives::LinkParams links_;
+  double stage_send_bandwidth_ = 0, stage_send_latency_ = 0;  ///< between consecutive pp stages
+  scenario::Calibration cal_;
+  double tree_levels_ = 0;  ///< ceil(log2 tp)
+};
+
+/// The layer shape of a serving replica (tp, the model's dimensions, serving.precision).
+model::LayerShape serving_shape(const scenario::Scenario& s);
+
+}  // namespace llmsim::serving

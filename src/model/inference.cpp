@@ -1,0 +1,68 @@
+#include "llmsim/model/inference.hpp"
+
+#include <algorithm>
+
+namespace llmsim::model {
+
+double InferenceStep::tokens() const {
+  double t = decode_seqs + padding;
+  for (const auto& c : prefill) t += c.tokens;
+  return t;
+}
+
+namespace {
+double heads_per_rank(const LayerShape& x) { return x.a / x.t; }
+double kv_heads_per_rank(const LayerShape& x) { return x.kv >= x.t ? x.kv / x.t : 1; }
+}  // namespace
+
+double kv_bytes_per_token_layer(const LayerShape& x) { return 2 * kv_heads_per_rank(x) * x.d * x.bytes_per_element; }
+
+std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st) {
+  const double T = st.tokens(), e = x.bytes_per_element, hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
+  const double qkv = (hq + 2 * hkv) * x.d, ffn_in = (x.swiglu ? 2 : 1) * x.f / x.t;
+  std::vector<Kernel> out = {
+      elementwise("input_norm", Category::Elementwise, 2 * e * T * x.h),
+      gemm("qkv", Category::Gemm, 1, T, qkv, x.h, e),
+      elementwise("rope_kv_write", Category::Elementwise, 2 * e * T * qkv),
+  };
+  for (const auto& c : st.prefill) {
+    // Causal attention of q new tokens over c + q keys: FLOPs of QK^T and PV over the visible pairs.
+    const double pairs = c.tokens * (c.context + (c.tokens + 1) / 2);
+    Kernel k = gemm("prefill_attention", Category::Attention, hq, c.tokens, c.context + c.tokens, x.d, e);
+    k.flops = 4 * hq * pairs * x.d;
+    k.bytes = e * (2 * hq * c.tokens * x.d + 2 * hkv * (c.context + c.tokens) * x.d);  // Q, O; K, V once
+    out.push_back(k);
+  }
+  if (st.decode_seqs > 0) {
+    Kernel k = elementwise("decode_attention", Category::Attention,
+                           e * (2 * hkv * x.d * st.decode_context + 2 * hq * x.d * st.decode_seqs));
+    k.flops = 4 * hq * x.d * st.decode_context;
+    out.push_back(k);
+  }
+  const std::vector<Kernel> rest = {
+      gemm("attn_proj", Category::Gemm, 1, T, x.h, hq * x.d, e),
+      elementwise("residual_norm", Category::Elementwise, 4 * e * T * x.h),
+      gemm("ffn_up", Category::Gemm, 1, T, ffn_in, x.h, e),
+      elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (ffn_in + x.f / x.t) * e * T),
+      gemm("ffn_down", Category::Gemm, 1, T, x.h, x.f / x.t, e),
+      elementwise("residual", Category::Elementwise, 3 * e * T * x.h),
+  };
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+std::vector<Kernel> inference_embedding(const LayerShape& x, const InferenceStep& st) {
+  return {elementwise("embedding", Category::Elementwise, 2 * x.bytes_per_element * st.tokens() * x.h)};
+}
+
+std::vector<Kernel> inference_head(const LayerShape& x, const InferenceStep& st) {
+  if (st.sampled <= 0) return {};
+  const double e = x.bytes_per_element, n = st.sampled;
+  return {
+      elementwise("final_norm", Category::Elementwise, 2 * e * n * x.h),
+      gemm("logits", Category::Gemm, 1, n, x.vocab / x.t, x.h, e),
+      elementwise("sampling", Category::Elementwise, 2 * 4 * n * x.vocab / x.t),  // fp32 logits: softmax, top-p
+  };
+}
+
+}  // namespace llmsim::model

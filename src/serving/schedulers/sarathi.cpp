@@ -1,0 +1,56 @@
+// sarathi: chunked prefill with a token budget (serving/scheduler.hpp).
+#include <algorithm>
+
+#include "batching.hpp"
+
+namespace llmsim::serving {
+namespace {
+
+class Sarathi final : public Scheduler {
+ public:
+  Sarathi(int chunk, int max_batch) : chunk_(chunk), max_batch_(max_batch) {}
+  Batch next(ReplicaQueues& q) override {
+    Batch b;
+    admit_prefilled(q);
+    swap_in(q, b);
+    schedule_decodes(q, b);
+    int budget = chunk_ - static_cast<int>(b.entries.size());
+    for (Sequence* s : q.running) {  // prefills under way
+      if (budget <= 0) break;
+      if (!s->in_prefill()) continue;
+      const int chunk = std::min(budget, s->prefill_target - s->computed);
+      b.entries.push_back(prefill_entry(s, chunk));
+      budget -= chunk;
+    }
+    while (budget > 0 && q.swapped.empty() && !q.waiting.empty() &&
+           static_cast<int>(q.running.size()) < max_batch_) {
+      Sequence* s = q.waiting.front();
+      if (!s->in_prefill() || !above_watermark(q, extra_blocks(q, *s, s->prefill_target))) break;
+      grow(q, *s, s->prefill_target);
+      q.waiting.pop_front();
+      q.running.push_back(s);
+      const int chunk = std::min(budget, s->prefill_target - s->computed);
+      b.entries.push_back(prefill_entry(s, chunk));
+      budget -= chunk;
+    }
+    return b;
+  }
+  int max_batched_tokens() const override { return chunk_; }
+  int max_batch_size() const override { return max_batch_; }
+
+ private:
+  int chunk_, max_batch_;
+};
+
+LLMSIM_REGISTER(Scheduler, "sarathi",
+                "chunked prefill: all decodes plus prefill chunks up to a token budget per step (Sarathi-Serve)",
+                {scenario::Field::integer("chunk_size", "token budget of one step (decodes count one each)")
+                     .at_least(1).at_most(1 << 24).with_default(512),
+                 scenario::Field::integer("max_batch_size", "most sequences running at once").at_least(1)
+                     .at_most(1 << 20).with_default(256)},
+                [](const nlohmann::json& p, const scenario::Scenario&) {
+                  return std::make_unique<Sarathi>(p.at("chunk_size").get<int>(), p.at("max_batch_size").get<int>());
+                });
+
+}  // namespace
+}  // namespace llmsim::serving

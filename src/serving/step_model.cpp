@@ -1,0 +1,79 @@
+#include "llmsim/serving/step_model.hpp"
+
+#include <cmath>
+#include <numeric>
+
+namespace llmsim::serving {
+
+model::LayerShape serving_shape(const scenario::Scenario& s) {
+  model::LayerShape x;
+  const auto& m = s.model;
+  x.h = m.hidden;
+  x.a = m.heads;
+  x.kv = m.kv_heads;
+  x.d = m.head_dim;
+  x.f = m.ffn_hidden;
+  x.t = s.parallelism.tp;
+  x.vocab = m.vocab;
+  x.swiglu = m.activation == "swiglu";
+  const auto& p = s.serving.precision;
+  x.bytes_per_element = p == "fp32" || p == "tf32" ? 4 : (p == "fp8" || p == "int8" ? 1 : 2);
+  return x;
+}
+
+StepModel::StepModel(const scenario::Scenario& s)
+    : cm_(s.hardware, s.serving.precision), x_(serving_shape(s)), cal_(s.hardware.calibration),
+      tree_levels_(std::ceil(std::log2(static_cast<double>(s.parallelism.tp)))) {
+  const int pp = s.parallelism.pp, layers = s.model.layers;
+  for (int i = 0; i < pp; ++i) stage_layers_.push_back(layers / pp + (i < layers % pp ? 1 : 0));
+  tp_group_.node_of_member.assign(s.parallelism.tp, 0);
+  tp_group_.switch_reduction = s.hardware.nvswitch_reduction && s.cluster.intra_node == "nvswitch";
+  links_.intra_bandwidth = cm_.nvlink_bandwidth();
+  links_.intra_latency = cm_.nvlink_latency();
+  links_.inter_bandwidth = s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
+  links_.inter_latency = s.cluster.nic_latency;
+  // Consecutive stages sit on the same node while tp * pp fits in it, else they cross the network.
+  const bool same_node = s.parallelism.tp * pp <= s.cluster.gpus_per_node;
+  stage_send_bandwidth_ = same_node ? links_.intra_bandwidth : links_.inter_bandwidth;
+  stage_send_latency_ = same_node ? links_.intra_latency : links_.inter_latency;
+}
+
+double StepModel::kernels_time(const std::vector<model::Kernel>& ks) const {
+  double t = 0;
+  for (const auto& k : ks) t += cm_.kernel_time(k);
+  return t;
+}
+
+double StepModel::tp_all_reduce(double bytes) const {
+  if (x_.t <= 1) return 0;
+  const auto kind = collectives::Kind::AllReduce;
+  return collectives::estimate(kind, collectives::choose(kind, tp_group_, bytes, links_), tp_group_, bytes, links_);
+}
+
+double StepModel::step_time(const model::InferenceStep& st, int sequences) const {
+  const double activation = st.tokens() * x_.h * x_.bytes_per_element;
+  const double layer = kernels_time(model::inference_layer(x_, st)) + 2 * tp_all_reduce(activation);
+  const int layers = std::accumulate(stage_layers_.begin(), stage_layers_.end(), 0);
+  const double sends = (stage_layers_.size() - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
+  const double engine = cal_.serving_step_overhead + cal_.serving_sequence_overhead * sequences +
+                        2 * layers * cal_.serving_collective_hop * tree_levels_;
+  return layers * layer + kernels_time(model::inference_embedding(x_, st)) + kernels_time(model::inference_head(x_, st)) +
+         sends + engine;
+}
+
+double StepModel::prefill_time(int tokens) const {
+  model::InferenceStep st;
+  st.prefill.push_back({static_cast<double>(tokens), 0});
+  st.sampled = 1;
+  return step_time(st, 1);
+}
+
+double StepModel::decode_time(int batch, int context) const {
+  model::InferenceStep st;
+  st.decode_seqs = batch;
+  st.decode_context = static_cast<double>(batch) * context;
+  st.sampled = batch;
+  return step_time(st, batch);
+}
+
+}  // namespace llmsim::serving
