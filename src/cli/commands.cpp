@@ -12,6 +12,8 @@
 #include "llmsim/report/summary.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/run/training_run.hpp"
+#include "llmsim/run/serving_run.hpp"
+#include "llmsim/report/serving_report.hpp"
 #include "llmsim/serving/step_model.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/faults/failure_process.hpp"
@@ -30,6 +32,10 @@ int run_command(const RunOptions& o) {
     throw ScenarioError("/network/model", "the ns-3 packet-level model is for bench-collective with messages up to 64K; "
                                           "training transfers are far too large for it (use CM02, LV08 or IB)");
   const std::string out = o.out.empty() ? "results/" + s.name : o.out;
+  if (s.kind == "serving") {
+    std::cout << report::serving_summary_table(run::run_serving(s, out)) << "  outputs in " << out << "/\n";
+    return 0;
+  }
   const auto summary = run::run_training(s, out);
   std::cout << (summary.contains("faults") ? report::fault_summary_table(summary) : report::summary_table(summary))
             << "  outputs in " << out << "/\n";

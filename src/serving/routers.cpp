@@ -42,6 +42,7 @@ class KvAware final : public Router {
   int route(const Request&, const std::vector<ReplicaLoad>& rs) override {
     return argmin(rs, [](const ReplicaLoad& r) { return r.waiting_blocks - r.free_blocks; });
   }
+  bool reads_waiting_blocks() const override { return true; }
 };
 
 template <class R>

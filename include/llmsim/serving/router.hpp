@@ -28,6 +28,8 @@ class Router {
   virtual ~Router() = default;
   /// Index into `replicas` (non-empty) for `r`.
   virtual int route(const Request& r, const std::vector<ReplicaLoad>& replicas) = 0;
+  /// Whether it reads ReplicaLoad::waiting_blocks (a scan of the waiting queues, skipped otherwise).
+  virtual bool reads_waiting_blocks() const { return false; }
 };
 
 using RouterRegistry = strategy::Registry<Router>;

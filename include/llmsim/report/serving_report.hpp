@@ -1,0 +1,35 @@
+#pragma once
+// Outputs of a serving run (run/serving_run.hpp).
+//   summary.json   "serving": requests, TTFT / TPOT / end-to-end latency (mean, p50, p90, p99 [s]), throughput
+//                  (requests/s, output and total tokens/s over [first arrival, last completion]), SLO attainment
+//                  (share of requests with TTFT <= slo.ttft_ms and TPOT <= slo.tpot_ms; a one-token request meets
+//                  any TPOT) and goodput (those requests per second, DistServe's definition), KV cache (blocks per
+//                  replica, bytes per token, weights and activations per GPU, time-weighted mean and peak use),
+//                  batch sizes (sequences per step: mean, p50, p99, max, histogram), preemptions, steps, and with
+//                  disaggregation the KV transfer times
+//   requests.csv   one row per request: arrival, first token, finish, ttft, tpot, e2e [s], prompt and output tokens,
+//                  replica, prefill replica, preemptions, kv transfer [s]
+//   kv_usage.csv   per serving.sample_s bucket and replica: time-weighted KV use (fraction of blocks), running and
+//                  waiting sequences at the bucket's last step
+//   trace.json     Chrome/Perfetto: one track per replica, one slice per step (first serving.trace_max_steps)
+// TPOT of a request = (finish - first token) / (output tokens - 1), for requests of at least 2 output tokens.
+// Percentiles interpolate linearly between order statistics (numpy's default).
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "llmsim/scenario/scenario.hpp"
+#include "llmsim/serving/simulation.hpp"
+
+namespace llmsim::report {
+
+/// Percentile q in [0, 100] of `v` (sorted in place); 0 for an empty vector.
+double percentile(std::vector<double>& v, double q);
+
+nlohmann::json serving_summary(const scenario::Scenario& s, const serving::ServingResult& r, double wall_seconds);
+std::string serving_summary_table(const nlohmann::json& summary);
+std::string requests_csv(const serving::ServingResult& r);
+std::string kv_usage_csv(const serving::ServingResult& r, double sample);
+std::string serving_trace(const serving::ServingResult& r, int max_steps);
+
+}  // namespace llmsim::report

@@ -1,0 +1,218 @@
+#include "llmsim/report/serving_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "llmsim/report/text_table.hpp"
+
+namespace llmsim::report {
+
+using nlohmann::json;
+
+double percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q / 100 * (v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+}
+
+namespace {
+
+double tpot(const serving::RequestRecord& r) {
+  return r.output_tokens > 1 ? (r.finished - r.first_token) / (r.output_tokens - 1) : 0;
+}
+
+json stats(std::vector<double> v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mean = v.empty() ? 0 : sum / v.size();
+  return {{"mean", mean}, {"p50", percentile(v, 50)}, {"p90", percentile(v, 90)}, {"p99", percentile(v, 99)}};
+}
+
+/// Time-weighted KV use of one replica over [t0, t1): each step's use holds until the next step starts.
+double kv_use(const std::vector<serving::StepRecord>& steps, double t0, double t1, double blocks, size_t& from) {
+  double acc = 0;
+  while (from + 1 < steps.size() && steps[from + 1].start <= t0) ++from;
+  for (size_t i = from; i < steps.size() && steps[i].start < t1; ++i) {
+    const double a = std::max(t0, steps[i].start);
+    const double b = std::min(t1, i + 1 < steps.size() ? steps[i + 1].start : steps[i].end);
+    if (b > a) acc += (b - a) * steps[i].kv_used;
+  }
+  return acc / (t1 - t0) / blocks;
+}
+
+}  // namespace
+
+json serving_summary(const scenario::Scenario& s, const serving::ServingResult& r, double wall_seconds) {
+  const auto& sv = s.serving;
+  std::vector<double> ttft, tpots, e2e, transfer;
+  double first = r.requests.empty() ? 0 : r.requests.front().arrival, output = 0, prompt = 0;
+  int met = 0, preemptions = 0;
+  for (const auto& q : r.requests) {
+    ttft.push_back(q.first_token - q.arrival);
+    if (q.output_tokens > 1) tpots.push_back(tpot(q));
+    e2e.push_back(q.finished - q.arrival);
+    if (q.prefill_replica != q.replica) transfer.push_back(q.kv_transfer);
+    output += q.output_tokens;
+    prompt += q.prompt_tokens;
+    preemptions += q.preemptions;
+    if (q.first_token - q.arrival <= sv.slo_ttft && tpot(q) <= sv.slo_tpot) ++met;
+  }
+  const double span = r.end - first, n = static_cast<double>(r.requests.size());
+  std::vector<double> batch;
+  std::map<int, long> histogram;
+  long steps = 0;
+  double kv_mean = 0, kv_peak = 0, busy = 0;
+  for (const auto& rs : r.steps) {
+    size_t from = 0;
+    if (!rs.empty() && span > 0) kv_mean += kv_use(rs, first, r.end, r.kv.blocks, from) / r.steps.size();
+    for (const auto& st : rs) {
+      batch.push_back(st.sequences);
+      ++histogram[st.sequences];
+      kv_peak = std::max(kv_peak, static_cast<double>(st.kv_used) / r.kv.blocks);
+      busy += st.end - st.start;
+      ++steps;
+    }
+  }
+  json hist = json::object();
+  for (const auto& [k, v] : histogram) hist[std::to_string(k)] = v;
+  double batch_sum = 0;
+  for (double b : batch) batch_sum += b;
+  json out = {
+      {"requests", r.requests.size()},
+      {"replicas", s.parallelism.dp},
+      {"prefill_replicas", sv.prefill_replicas},
+      {"tp", s.parallelism.tp},
+      {"pp", s.parallelism.pp},
+      {"scheduler", sv.scheduler.name},
+      {"router", sv.router.name},
+      {"workload", sv.workload.name},
+      {"rate_scale", sv.rate_scale},
+      {"makespan_s", span},
+      {"ttft_s", stats(ttft)},
+      {"tpot_s", stats(tpots)},
+      {"e2e_s", stats(e2e)},
+      {"throughput",
+       {{"requests_per_s", span > 0 ? n / span : 0},
+        {"output_tokens_per_s", span > 0 ? output / span : 0},
+        {"total_tokens_per_s", span > 0 ? (output + prompt) / span : 0}}},
+      {"slo",
+       {{"ttft_s", sv.slo_ttft},
+        {"tpot_s", sv.slo_tpot},
+        {"attainment", n > 0 ? met / n : 0},
+        {"goodput_requests_per_s", span > 0 ? met / span : 0}}},
+      {"kv_cache",
+       {{"blocks_per_replica", r.kv.blocks},
+        {"block_size", r.kv.block_size},
+        {"bytes_per_token_per_gpu", r.kv.bytes_per_token},
+        {"weights_GB_per_gpu", r.kv.weight_bytes / 1e9},
+        {"activations_GB_per_gpu", r.kv.activation_bytes / 1e9},
+        {"mean_utilization", kv_mean},
+        {"peak_utilization", kv_peak}}},
+      {"batch_size",
+       {{"mean", batch.empty() ? 0 : batch_sum / batch.size()},
+        {"p50", percentile(batch, 50)},
+        {"p99", percentile(batch, 99)},
+        {"max", batch.empty() ? 0 : batch.back()},
+        {"histogram", hist}}},
+      {"preemptions", preemptions},
+      {"steps", steps},
+      {"busy_fraction", span > 0 ? busy / (span * r.steps.size()) : 0},
+  };
+  if (!transfer.empty()) out["kv_transfer_s"] = stats(transfer);
+  return {{"name", s.name},          {"kind", "serving"},      {"model", s.model.name},
+          {"hardware", s.hardware.name}, {"gpus", s.cluster.total_gpus()}, {"serving", out},
+          {"wall_time_s", wall_seconds}};
+}
+
+std::string serving_summary_table(const json& summary) {
+  const auto& v = summary["serving"];
+  auto ms = [](const json& x) {
+    return format_number(1e3 * x["p50"].get<double>(), "%.1f") + " / " +
+           format_number(1e3 * x["p90"].get<double>(), "%.1f") + " / " +
+           format_number(1e3 * x["p99"].get<double>(), "%.1f ms");
+  };
+  std::string out = "llmsim - " + summary["name"].get<std::string>() + " (serving)\n";
+  out += table_row("model / hardware", summary["model"].get<std::string>() + " on " +
+                                           std::to_string(summary["gpus"].get<long>()) + " x " +
+                                           summary["hardware"].get<std::string>());
+  out += table_row("replicas", std::to_string(v["replicas"].get<int>()) + " x tp " + std::to_string(v["tp"].get<int>()) +
+                                   " pp " + std::to_string(v["pp"].get<int>()) +
+                                   (v["prefill_replicas"].get<int>() > 0
+                                        ? " (" + std::to_string(v["prefill_replicas"].get<int>()) + " prefill)"
+                                        : "") +
+                                   "; " + v["scheduler"].get<std::string>() + ", " + v["router"].get<std::string>());
+  out += table_row("requests", std::to_string(v["requests"].get<long>()) + " in " +
+                                   format_number(v["makespan_s"].get<double>(), "%.1f s"));
+  out += table_row("TTFT p50 / p90 / p99", ms(v["ttft_s"]));
+  out += table_row("TPOT p50 / p90 / p99", ms(v["tpot_s"]));
+  out += table_row("end-to-end p50 / p90 / p99", ms(v["e2e_s"]));
+  out += table_row("throughput", format_number(v["throughput"]["requests_per_s"].get<double>(), "%.2f req/s, ") +
+                                     format_number(v["throughput"]["output_tokens_per_s"].get<double>(), "%.0f output tokens/s"));
+  out += table_row("SLO attainment / goodput", format_number(100 * v["slo"]["attainment"].get<double>(), "%.1f%% / ") +
+                                                   format_number(v["slo"]["goodput_requests_per_s"].get<double>(), "%.2f req/s"));
+  out += table_row("KV use mean / peak", format_number(100 * v["kv_cache"]["mean_utilization"].get<double>(), "%.1f%% / ") +
+                                             format_number(100 * v["kv_cache"]["peak_utilization"].get<double>(), "%.1f%%") +
+                                             " of " + std::to_string(v["kv_cache"]["blocks_per_replica"].get<long>()) +
+                                             " blocks");
+  out += table_row("batch mean / preemptions", format_number(v["batch_size"]["mean"].get<double>(), "%.1f / ") +
+                                                   std::to_string(v["preemptions"].get<int>()));
+  out += table_row("wall time", format_number(summary["wall_time_s"].get<double>(), "%.2f s"));
+  return out;
+}
+
+std::string requests_csv(const serving::ServingResult& r) {
+  std::ostringstream out;
+  out.precision(9);
+  out << "id,arrival_s,first_token_s,finished_s,ttft_s,tpot_s,e2e_s,prompt_tokens,output_tokens,replica,"
+         "prefill_replica,preemptions,kv_transfer_s\n";
+  for (const auto& q : r.requests)
+    out << q.id << ',' << q.arrival << ',' << q.first_token << ',' << q.finished << ',' << q.first_token - q.arrival
+        << ',' << tpot(q) << ',' << q.finished - q.arrival << ',' << q.prompt_tokens << ',' << q.output_tokens << ','
+        << q.replica << ',' << q.prefill_replica << ',' << q.preemptions << ',' << q.kv_transfer << '\n';
+  return out.str();
+}
+
+std::string kv_usage_csv(const serving::ServingResult& r, double sample) {
+  std::ostringstream out;
+  out << "time_s,replica,kv_used_fraction,running,waiting\n";
+  for (size_t rep = 0; rep < r.steps.size(); ++rep) {
+    const auto& steps = r.steps[rep];
+    size_t from = 0, last = 0;
+    for (double t = 0; t < r.end; t += sample) {
+      const double t1 = std::min(t + sample, r.end);
+      const double use = kv_use(steps, t, t1, r.kv.blocks, from);
+      while (last + 1 < steps.size() && steps[last + 1].start < t1) ++last;
+      const bool any = !steps.empty() && steps[last].start < t1;
+      out << t << ',' << rep << ',' << use << ',' << (any ? steps[last].running : 0) << ','
+          << (any ? steps[last].waiting : 0) << '\n';
+    }
+  }
+  return out.str();
+}
+
+std::string serving_trace(const serving::ServingResult& r, int max_steps) {
+  json events = json::array();
+  for (size_t rep = 0; rep < r.steps.size(); ++rep) {
+    const char* role = r.roles[rep] == serving::Role::Prefill ? " (prefill)"
+                       : r.roles[rep] == serving::Role::Decode ? " (decode)" : "";
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", rep},
+                      {"args", {{"name", "replica " + std::to_string(rep) + role}}}});
+    const auto& steps = r.steps[rep];
+    for (size_t i = 0; i < steps.size() && static_cast<int>(i) < max_steps; ++i) {
+      const auto& st = steps[i];
+      const char* name = st.prefill_tokens > 0 ? (st.decode_seqs > 0 ? "mixed" : "prefill") : "decode";
+      events.push_back({{"name", name}, {"ph", "X"}, {"pid", 0}, {"tid", rep}, {"ts", st.start * 1e6},
+                        {"dur", (st.end - st.start) * 1e6},
+                        {"args", {{"prefill_tokens", st.prefill_tokens}, {"decode_seqs", st.decode_seqs},
+                                  {"kv_used_blocks", st.kv_used}, {"waiting", st.waiting}}}});
+    }
+  }
+  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
+}
+
+}  // namespace llmsim::report

@@ -1,0 +1,194 @@
+#include "llmsim/serving/simulation.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <cmath>
+#include <memory>
+
+#include "llmsim/engine/simulation.hpp"
+#include "llmsim/platform/cluster_platform.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace llmsim::serving {
+namespace {
+
+/// The run's shared state; actors are cooperative, so no locking beyond what condition variables need.
+class Run {
+ public:
+  Run(const scenario::Scenario& s, const std::vector<Request>& requests, const StepModel& model)
+      : s_(s), requests_(requests), router_(make_router(s)), seqs_(requests.size()),
+        records_(requests.size()) {
+    const auto probe = make_scheduler(s);
+    kv_ = kv_geometry(s, probe->max_batched_tokens(), probe->max_batch_size());
+    const int n = s.parallelism.dp, prefill = s.serving.prefill_replicas;
+    for (int r = 0; r < n; ++r) {
+      const Role role = prefill == 0 ? Role::Both : (r < prefill ? Role::Prefill : Role::Decode);
+      replicas_.push_back(std::make_unique<Replica>(r, role, model, make_scheduler(s), kv_, s.serving.kv_cache,
+                                                    s.hardware.host_link_bandwidth));
+      wake_.push_back(sg4::ConditionVariable::create());
+    }
+    mutex_ = sg4::Mutex::create();
+    for (size_t i = 0; i < requests.size(); ++i) {
+      seqs_[i].request = &requests[i];
+      seqs_[i].prefill_target = requests[i].prompt_tokens;
+      records_[i] = {requests[i].id, requests[i].arrival, -1, -1, requests[i].prompt_tokens,
+                     requests[i].output_tokens};
+    }
+  }
+
+  void build_hosts(const platform::ClusterPlatform& p) {
+    const int tp = s_.parallelism.tp, pp = s_.parallelism.pp, w = p.lane_width;
+    lanes_ = tp / w;
+    lane_width_ = w;
+    hosts_.resize(replicas_.size());
+    for (size_t r = 0; r < replicas_.size(); ++r)
+      for (int stage = 0; stage < pp; ++stage)
+        for (int lane = 0; lane < lanes_; ++lane) {
+          const long g = (static_cast<long>(r) * pp + stage) * tp + lane * w;
+          hosts_[r].push_back(p.host(static_cast<int>(g / p.gpus_per_node), static_cast<int>(g % p.gpus_per_node)));
+        }
+  }
+
+  void frontend() {
+    for (size_t i = 0; i < seqs_.size(); ++i) {
+      sg4::this_actor::sleep_until(requests_[i].arrival);
+      const int r = route(requests_[i], Role::Decode);  // prefill replicas, or all when co-located
+      records_[i].prefill_replica = r;
+      replicas_[r]->enqueue(&seqs_[i]);
+      wake_[r]->notify_all();
+    }
+  }
+
+  void serve(int r) {
+    Replica& rep = *replicas_[r];
+    std::vector<Sequence*> finished, handoff;
+    while (finished_ < seqs_.size()) {
+      const Batch b = rep.next();
+      if (b.empty()) {
+        std::unique_lock<sg4::Mutex> lock(*mutex_);
+        wake_[r]->wait(lock);
+        continue;
+      }
+      const double start = sg4::Engine::get_clock();
+      sg4::this_actor::sleep_for(rep.duration(b));
+      finished.clear();
+      handoff.clear();
+      rep.apply(b, start, sg4::Engine::get_clock(), finished, handoff);
+      for (Sequence* s : b.preempted) records_[s->request->id].preemptions = s->preemptions;
+      for (Sequence* s : finished) finish(s, r);
+      for (Sequence* s : handoff) send(s, r);
+    }
+  }
+
+  ServingResult result() {
+    ServingResult out;
+    out.kv = kv_;
+    for (const auto& r : replicas_) {
+      out.steps.push_back(r->steps());
+      out.roles.push_back(r->role());
+    }
+    for (const auto& rec : records_) out.end = std::max(out.end, rec.finished);
+    out.requests = std::move(records_);
+    return out;
+  }
+
+  size_t unfinished() const { return seqs_.size() - finished_; }
+  const KvGeometry& kv() const { return kv_; }
+  size_t replicas() const { return replicas_.size(); }
+  Role role(int r) const { return replicas_[r]->role(); }
+  sg4::Host* host(int r) const { return hosts_[r][0]; }
+
+ private:
+  /// The replica for `req` among those whose role is not `excluded`.
+  int route(const Request& req, Role excluded) {
+    std::vector<int> candidates;
+    std::vector<ReplicaLoad> loads;
+    for (const auto& rep : replicas_)
+      if (rep->role() != excluded) {
+        candidates.push_back(rep->index());
+        loads.push_back(rep->load(router_->reads_waiting_blocks()));
+      }
+    return candidates[router_->route(req, loads)];
+  }
+
+  void finish(Sequence* s, int r) {
+    auto& rec = records_[s->request->id];
+    rec.first_token = s->first_token;
+    rec.finished = s->finished;
+    rec.replica = r;
+    rec.preemptions = s->preemptions;
+    if (++finished_ == seqs_.size())
+      for (auto& w : wake_) w->notify_all();
+  }
+
+  /// Sends the KV cache of a prefilled `s` from prefill replica `from` to the decode replica the router picks.
+  void send(Sequence* s, int from) {
+    const int to = route(*s->request, Role::Prefill);
+    const double bytes = s->computed * kv_.bytes_per_token * lane_width_;  // per host: its lanes' heads
+    const int pp = s_.parallelism.pp;
+    std::vector<std::pair<sg4::Host*, sg4::Host*>> pairs;
+    for (int i = 0; i < pp * lanes_; ++i) pairs.push_back({hosts_[from][i], hosts_[to][i]});
+    sg4::Actor::create("kv-" + std::to_string(s->request->id), hosts_[from][0], [this, s, from, to, bytes, pairs]() {
+      const double start = sg4::Engine::get_clock();
+      std::vector<sg4::CommPtr> flows;
+      for (const auto& [a, b] : pairs) flows.push_back(sg4::Comm::sendto_async(a, b, bytes));
+      for (auto& f : flows) f->wait();
+      records_[s->request->id].kv_transfer = sg4::Engine::get_clock() - start;
+      replicas_[from]->release_sent(s);
+      replicas_[to]->enqueue(s);
+      wake_[from]->notify_all();
+      wake_[to]->notify_all();
+    });
+  }
+
+  const scenario::Scenario& s_;
+  const std::vector<Request>& requests_;
+  std::unique_ptr<Router> router_;
+  KvGeometry kv_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::vector<sg4::ConditionVariablePtr> wake_;
+  sg4::MutexPtr mutex_;
+  std::vector<Sequence> seqs_;
+  std::vector<RequestRecord> records_;
+  std::vector<std::vector<sg4::Host*>> hosts_;  ///< per replica: per stage, per lane group
+  int lanes_ = 1, lane_width_ = 1;
+  size_t finished_ = 0;
+};
+
+/// Every request must fit a replica alone: prompt + output tokens within the blocks the watermark leaves.
+void check_fits(const scenario::Scenario& s, const std::vector<Request>& requests, const KvGeometry& kv) {
+  const long usable = kv.blocks - static_cast<long>(std::ceil(s.serving.kv_cache.watermark * kv.blocks));
+  for (const auto& r : requests) {
+    const long need = (static_cast<long>(r.prompt_tokens) + r.output_tokens + kv.block_size - 1) / kv.block_size;
+    if (need > usable)
+      throw ScenarioError("/serving/kv_cache", "request " + std::to_string(r.id) + " (" + std::to_string(r.prompt_tokens) +
+                                                   " prompt + " + std::to_string(r.output_tokens) +
+                                                   " output tokens) needs " + std::to_string(need) +
+                                                   " KV blocks but a replica has " + std::to_string(usable) +
+                                                   " above the watermark (raise tp or pp, memory_utilization or blocks)");
+  }
+}
+
+}  // namespace
+
+ServingResult simulate_serving(const scenario::Scenario& s, const std::vector<Request>& requests) {
+  const StepModel model(s);
+  Run run(s, requests, model);
+  check_fits(s, requests, run.kv());
+  const auto engine = engine::make_engine(s.network.model);
+  const auto platform = platform::build_platform(s, s.parallelism.tp);
+  run.build_hosts(platform);
+  sg4::Actor::create("frontend", run.host(0), [&run]() { run.frontend(); });
+  for (size_t r = 0; r < run.replicas(); ++r)
+    sg4::Actor::create("replica-" + std::to_string(r), run.host(static_cast<int>(r)), [&run, r]() {
+      run.serve(static_cast<int>(r));
+    });
+  engine->run();
+  if (run.unfinished() > 0)
+    throw SimulationError(std::to_string(run.unfinished()) + " requests never finished (a scheduler deadlock)");
+  return run.result();
+}
+
+}  // namespace llmsim::serving
