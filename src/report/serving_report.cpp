@@ -209,7 +209,8 @@ std::string serving_trace(const serving::ServingResult& r, int max_steps) {
       events.push_back({{"name", name}, {"ph", "X"}, {"pid", 0}, {"tid", rep}, {"ts", st.start * 1e6},
                         {"dur", (st.end - st.start) * 1e6},
                         {"args", {{"prefill_tokens", st.prefill_tokens}, {"decode_seqs", st.decode_seqs},
-                                  {"kv_used_blocks", st.kv_used}, {"waiting", st.waiting}}}});
+                                  {"kv_used_blocks", st.kv_used}, {"waiting", st.waiting},
+                                  {"preemptions", st.preemptions}}}});
     }
   }
   return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";

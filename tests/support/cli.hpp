@@ -83,6 +83,7 @@ class Cli : public ::testing::Test {
     return (dir_ / name).string();
   }
   std::string write(const std::string& name, const json& j) { return write(name, j.dump(2)); }
+  std::string write(const std::string& name, const char* text) { return write(name, std::string(text)); }
 
   /// No "<out>.partial-*" (or ".old-*") sibling left next to the output directory.
   void expect_no_staging_leftovers() {

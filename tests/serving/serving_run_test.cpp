@@ -1,0 +1,141 @@
+// Serving runs end to end through the CLI (run/serving_run.hpp): one request alone has TTFT = the prefill step and
+// TPOT = the decode steps of the step model; a trace is replayed exactly; round-robin cycles; disaggregation sends
+// the KV cache between replicas; the capacity search brackets the SLO; bad input is a clear error.
+#include <cmath>
+
+#include "../support/cli.hpp"
+#include "llmsim/serving/step_model.hpp"
+#include "serving_scenario.hpp"
+
+namespace {
+using namespace llmsim;
+using namespace llmsim::test;
+
+class ServingRun : public Cli {
+ protected:
+  /// Runs scenario `j` (written to a file) and returns requests.csv as rows of numbers (header dropped).
+  std::vector<std::vector<double>> requests(const json& j, const std::string& args = "") {
+    const std::string file = write("s" + std::to_string(n_) + ".json", j), out = "out" + std::to_string(n_++);
+    const auto r = run("run '" + file + "' --out " + out + " " + args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    summary_ = json::parse(read_file(dir_ / out / "summary.json"));
+    std::vector<std::vector<double>> rows;
+    const auto l = lines(read_file(dir_ / out / "requests.csv"));
+    for (size_t i = 1; i < l.size(); ++i) {
+      std::vector<double> row;
+      std::stringstream ss(l[i]);
+      for (std::string f; std::getline(ss, f, ',');) row.push_back(std::stod(f));
+      rows.push_back(row);
+    }
+    return rows;
+  }
+  enum Col { kId, kArrival, kFirst, kFinished, kTtft, kTpot, kE2e, kPrompt, kOutput, kReplica, kPrefillReplica,
+             kPreemptions, kTransfer };
+  int n_ = 0;
+  json summary_;
+};
+}  // namespace
+
+TEST_F(ServingRun, OneRequestAloneHasTheStepModelsPrefillAndDecodeTimes) {
+  auto j = serving_json("A100-SXM4-80GB", 4);
+  j["cluster"]["nodes"] = 1;
+  j["parallelism"]["dp"] = 2;
+  const auto rows = requests(j);
+  ASSERT_EQ(rows.size(), 1u);
+  const serving::StepModel m(serving_scenario(j));
+  EXPECT_NEAR(rows[0][kTtft], m.prefill_time(512), 1e-9);
+  double decode = 0;  // 15 decode steps after the prefill's first token, the KV growing from 512 tokens
+  for (int i = 0; i < 15; ++i) decode += m.decode_time(1, 512 + i);
+  EXPECT_NEAR(rows[0][kTpot], decode / 15, 1e-9);
+  EXPECT_NEAR(rows[0][kE2e], m.prefill_time(512) + decode, 1e-9);
+  EXPECT_EQ(rows[0][kPreemptions], 0);
+}
+
+TEST_F(ServingRun, ATraceIsReplayedExactly) {
+  const std::string trace = write("t.csv",
+                                  "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                  "2023-11-16 18:00:00.5000000,100,3\n"
+                                  "2023-11-16 18:00:01.2500000,2000,1\n"
+                                  "2023-11-16 18:00:07.0000001,37,0\n");
+  auto j = serving_json("A100-SXM4-80GB", 8);
+  j["serving"]["max_requests"] = 0;
+  j["serving"]["workload"] = {{"name", "azure-trace"}, {"trace", trace}};
+  const auto rows = requests(j);
+  ASSERT_EQ(rows.size(), 3u);
+  const std::vector<std::vector<double>> expected = {{0, 100, 3}, {0.75, 2000, 1}, {6.5000001, 37, 1}};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(rows[i][kArrival], expected[i][0], 1e-9);
+    EXPECT_EQ(rows[i][kPrompt], expected[i][1]);
+    EXPECT_EQ(rows[i][kOutput], expected[i][2]);  // 0 generated tokens read as the prefill's one
+    EXPECT_GE(rows[i][kFirst], rows[i][kArrival]);
+  }
+}
+
+TEST_F(ServingRun, RoundRobinCyclesThroughTheReplicas) {
+  auto j = serving_json("A100-SXM4-80GB", 2);
+  j["serving"]["max_requests"] = 8;
+  j["serving"]["router"] = "round-robin";
+  const auto rows = requests(j);
+  ASSERT_EQ(rows.size(), 8u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(rows[i][kReplica], i % 4) << i;
+}
+
+TEST_F(ServingRun, DisaggregationSendsTheKvCacheThenDecodesOnTheOtherReplica) {
+  // Two nodes of 8 A100, one tp-8 replica each: node 0 prefills, node 1 decodes. The KV cache of 512 tokens
+  // (80 layers x 2 x 8 KV heads x 128 x 2 bytes = 327,680 bytes per token) crosses the network over the node's
+  // 8 NICs of 200 Gb/s.
+  auto j = serving_json("A100-SXM4-80GB", 8);
+  j["cluster"]["nodes"] = 2;
+  j["serving"]["prefill_replicas"] = 1;
+  const auto rows = requests(j);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][kPrefillReplica], 0);
+  EXPECT_EQ(rows[0][kReplica], 1);
+  const serving::StepModel m(serving_scenario(j));
+  EXPECT_NEAR(rows[0][kTtft], m.prefill_time(512), 1e-9);  // the first token comes from the prefill replica
+  double decode = 0;
+  for (int i = 0; i < 15; ++i) decode += m.decode_time(1, 512 + i);
+  EXPECT_NEAR(rows[0][kFinished] - rows[0][kFirst] - rows[0][kTransfer], decode, 1e-9);
+  const double wire = 512 * 327680.0 / (8 * 25e9);  // at line rate; efficiency and latency make it longer
+  EXPECT_GT(rows[0][kTransfer], wire);
+  EXPECT_LT(rows[0][kTransfer], 1.3 * wire);
+}
+
+TEST_F(ServingRun, TheCapacitySearchBracketsTheSloAttainment) {
+  auto j = serving_json("A100-SXM4-80GB", 8);
+  j["cluster"]["nodes"] = 1;
+  j["serving"]["max_requests"] = 200;
+  j["serving"]["capacity_search"] = {{"enabled", true}, {"attainment", 0.9}, {"max_scale", 16}, {"tolerance", 0.05}};
+  j["serving"]["slo"] = {{"ttft_ms", 500}, {"tpot_ms", 100}};
+  requests(j);
+  const auto& c = summary_["capacity"];
+  const double capacity = c["rate_scale"];
+  ASSERT_GT(capacity, 1.0 / 16);
+  ASSERT_LT(capacity, 16.0);
+  double below = 0, above = 1e9;  // the probes closest to the capacity from each side
+  for (const auto& p : c["probes"]) {
+    const double scale = p["rate_scale"];
+    if (p["attainment"].get<double>() >= 0.9) below = std::max(below, scale);
+    else above = std::min(above, scale);
+  }
+  EXPECT_DOUBLE_EQ(below, capacity);
+  EXPECT_LE(above / below - 1, 0.05);
+  EXPECT_GE(summary_["serving"]["slo"]["attainment"].get<double>(), 0.9);  // the final run is at the capacity
+  EXPECT_DOUBLE_EQ(summary_["serving"]["rate_scale"].get<double>(), capacity);
+}
+
+TEST_F(ServingRun, BadInputIsAClearError) {
+  auto j = serving_json("A100-SXM4-80GB", 8);
+  j["training"] = {{"global_batch", 8}};
+  expect_input_error(run("run '" + write("a.json", j) + "' --out out"), "/training: a serving scenario has no training");
+  auto k = serving_json("A100-SXM4-80GB", 8);
+  k["serving"]["workload"] = {{"name", "azure-trace"},
+                              {"trace", write("bad.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                                         "2023-11-16 18:00:00.5,100,3\n2023-11-16 18:00:01.0,x,3\n")}};
+  const auto r = run("run '" + write("b.json", k) + "' --out out");
+  expect_input_error(r, "");
+  EXPECT_NE(r.err.find("bad.csv:3:"), std::string::npos) << r.err;
+  auto l = serving_json("A100-SXM4-80GB", 8);
+  l["serving"]["prefill_replicas"] = 1;  // one replica of tp 8 on the 8 GPUs: none left to decode
+  expect_input_error(run("run '" + write("c.json", l) + "' --out out"), "/serving/prefill_replicas");
+}
