@@ -51,9 +51,12 @@ class Run {
         }
   }
 
+  // Shared state changes under mutex_ only: taking a mutex is a simcall, at which SimGrid may run another actor
+  // of the same instant, so a replica must check its queues and start waiting without letting go of it.
   void frontend() {
     for (size_t i = 0; i < seqs_.size(); ++i) {
       sg4::this_actor::sleep_until(requests_[i].arrival);
+      std::unique_lock<sg4::Mutex> lock(*mutex_);
       const int r = route(requests_[i], Role::Decode);  // prefill replicas, or all when co-located
       records_[i].prefill_replica = r;
       replicas_[r]->enqueue(&seqs_[i]);
@@ -64,15 +67,17 @@ class Run {
   void serve(int r) {
     Replica& rep = *replicas_[r];
     std::vector<Sequence*> finished, handoff;
+    std::unique_lock<sg4::Mutex> lock(*mutex_);
     while (finished_ < seqs_.size()) {
       const Batch b = rep.next();
       if (b.empty()) {
-        std::unique_lock<sg4::Mutex> lock(*mutex_);
         wake_[r]->wait(lock);
         continue;
       }
       const double start = sg4::Engine::get_clock();
+      lock.unlock();
       sg4::this_actor::sleep_for(rep.duration(b));
+      lock.lock();
       finished.clear();
       handoff.clear();
       rep.apply(b, start, sg4::Engine::get_clock(), finished, handoff);
@@ -135,6 +140,7 @@ class Run {
       std::vector<sg4::CommPtr> flows;
       for (const auto& [a, b] : pairs) flows.push_back(sg4::Comm::sendto_async(a, b, bytes));
       for (auto& f : flows) f->wait();
+      std::unique_lock<sg4::Mutex> lock(*mutex_);
       records_[s->request->id].kv_transfer = sg4::Engine::get_clock() - start;
       replicas_[from]->release_sent(s);
       replicas_[to]->enqueue(s);
