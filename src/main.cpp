@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
 
   std::string what;
   auto* list = app.add_subcommand("list", "list presets and registered strategies");
-  list->add_option("what", what, "hardware, models, topologies, strategies, routing or faults")
+  list->add_option("what", what, "hardware, models, topologies, strategies, routing, faults or serving")
       ->required()
-      ->check(CLI::IsMember({"hardware", "models", "topologies", "strategies", "routing", "faults"}));
+      ->check(CLI::IsMember({"hardware", "models", "topologies", "strategies", "routing", "faults", "serving"}));
 
   try {
     app.parse(argc, argv);

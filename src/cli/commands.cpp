@@ -14,7 +14,10 @@
 #include "llmsim/run/training_run.hpp"
 #include "llmsim/run/serving_run.hpp"
 #include "llmsim/report/serving_report.hpp"
+#include "llmsim/serving/router.hpp"
+#include "llmsim/serving/scheduler.hpp"
 #include "llmsim/serving/step_model.hpp"
+#include "llmsim/serving/workload.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/faults/failure_process.hpp"
 #include "llmsim/moe/routing.hpp"
@@ -121,6 +124,12 @@ int list_command(const std::string& what, std::ostream& out) {
   }
   if (what == "routing") {
     list_registry<moe::RoutingModel>("routing (MoE token-to-expert models)", out);
+    return 0;
+  }
+  if (what == "serving") {
+    list_registry<serving::WorkloadSource>("serving.workload", out);
+    list_registry<serving::Scheduler>("serving.scheduler", out);
+    list_registry<serving::Router>("serving.router", out);
     return 0;
   }
   const std::string folder = what == "models" ? "models" : what;

@@ -39,6 +39,12 @@ std::string config_dir() {
   return LLMSIM_SOURCE_CONFIG_DIR;
 }
 
+std::string data_dir() {
+  fs::path configs = fs::path(config_dir()).lexically_normal();
+  if (!configs.has_filename()) configs = configs.parent_path();  // "configs/" names the same directory
+  return (configs.parent_path() / "data").string();
+}
+
 std::vector<std::string> list_presets(const std::string& folder) {
   std::vector<std::string> names;
   std::error_code ec;
@@ -182,9 +188,9 @@ void check_kind_sections(const json& raw) {
 FieldList scenario_fields(json& raw) {
   check_kind_sections(raw);
   FieldList fields = top_level_fields();
-  if (is_serving(raw))
-    fields.erase(std::remove_if(fields.begin(), fields.end(), [](const Field& f) { return f.key == "training"; }),
-                 fields.end());
+  const std::string other_kind = is_serving(raw) ? "training" : "serving";  // the section this kind has not
+  fields.erase(std::remove_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == other_kind; }),
+               fields.end());
   for (auto& f : fields) {
     if (f.key == "hardware") f.children = hardware_fields();
     if (f.key == "cluster") {

@@ -1,6 +1,34 @@
 #include "llmsim/serving/workload.hpp"
 
+#include <sstream>
+
+#include "limited_source.hpp"
+
 namespace llmsim::serving {
+
+bool LimitedSource::beyond(const WorkloadLimits& limits, double arrival, size_t count) {
+  return (limits.duration > 0 && arrival / limits.rate_scale >= limits.duration) ||
+         (limits.max_requests > 0 && count >= static_cast<size_t>(limits.max_requests));
+}
+
+std::vector<Request> LimitedSource::requests(std::mt19937_64& rng, const WorkloadLimits& limits) const {
+  std::vector<Request> all = unlimited(rng, limits), out;
+  for (auto& r : all) {
+    if (beyond(limits, r.arrival, out.size())) break;  // arrivals are in order: every later one is beyond too
+    r.arrival /= limits.rate_scale;
+    r.id = static_cast<int>(out.size());
+    out.push_back(std::move(r));
+  }
+  if (all.empty()) throw ScenarioError("/serving/workload", "no request in the workload (check the trace and start_s)");
+  if (out.empty()) {
+    std::ostringstream why;
+    why << "no request arrives before serving.duration_s = " << limits.duration << " s (the first of "
+        << all.size() << " arrives at " << all.front().arrival / limits.rate_scale << " s with rate_scale "
+        << limits.rate_scale << ")";
+    throw ScenarioError("/serving/workload", why.str());
+  }
+  return out;
+}
 
 std::vector<Request> make_requests(const scenario::Scenario& s, double rate_scale) {
   const auto source = WorkloadRegistry::instance().make(s.serving.workload, s, "/serving/workload", "workload");

@@ -95,8 +95,8 @@ BatchLimits batch_limits(const nlohmann::json& params) {
 scenario::FieldList batch_limit_fields(int default_tokens, int default_batch) {
   using scenario::Field;
   return {Field::integer("max_batched_tokens", "most tokens in one step (a prompt longer than this runs alone)")
-              .at_least(1).at_most(1 << 24).with_default(default_tokens),
-          Field::integer("max_batch_size", "most sequences running at once").at_least(1).at_most(1 << 20)
+              .at_least(1).at_most(1e6).with_default(default_tokens),
+          Field::integer("max_batch_size", "most sequences running at once").at_least(1).at_most(1e6)
               .with_default(default_batch)};
 }
 

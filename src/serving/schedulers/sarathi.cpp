@@ -45,9 +45,9 @@ class Sarathi final : public Scheduler {
 LLMSIM_REGISTER(Scheduler, "sarathi",
                 "chunked prefill: all decodes plus prefill chunks up to a token budget per step (Sarathi-Serve)",
                 {scenario::Field::integer("chunk_size", "token budget of one step (decodes count one each)")
-                     .at_least(1).at_most(1 << 24).with_default(512),
+                     .at_least(1).at_most(1e6).with_default(512),
                  scenario::Field::integer("max_batch_size", "most sequences running at once").at_least(1)
-                     .at_most(1 << 20).with_default(256)},
+                     .at_most(1e6).with_default(256)},
                 [](const nlohmann::json& p, const scenario::Scenario&) {
                   return std::make_unique<Sarathi>(p.at("chunk_size").get<int>(), p.at("max_batch_size").get<int>());
                 });

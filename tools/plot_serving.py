@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""Draws serving runs: CDFs of TTFT, TPOT and end-to-end latency (from requests.csv, one line per run, SLOs as
+dashed lines) and the KV-cache use of every replica over time (from kv_usage.csv).
+
+Usage: tools/plot_serving.py results/<run> [results/<run> ...] [--out serving.png]
+The output format follows the file extension (png, pdf, svg).
+"""
+import argparse
+import csv
+import json
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def column(rows, key, keep=lambda r: True):
+    return sorted(float(r[key]) for r in rows if keep(r))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="+", help="output directories of llmsim serving runs")
+    ap.add_argument("--out", default="serving.png")
+    args = ap.parse_args()
+
+    fig, axes = plt.subplots(1, 4, figsize=(15, 3.4))
+    for i, run in enumerate(args.runs):
+        path = os.path.join(run, "requests.csv")
+        if not os.path.exists(path):
+            raise SystemExit(f"{run}: no requests.csv (is it the output of a serving run?)")
+        rows = list(csv.DictReader(open(path)))
+        summary = json.load(open(os.path.join(run, "summary.json")))
+        sv = summary["serving"]
+        label = f"{summary['name']} ({sv['scheduler']})"
+        series = [("ttft_s", "TTFT [s]", sv["slo"]["ttft_s"], lambda r: True),
+                  ("tpot_s", "TPOT [s]", sv["slo"]["tpot_s"], lambda r: int(r["output_tokens"]) > 1),
+                  ("e2e_s", "end-to-end latency [s]", None, lambda r: True)]
+        for ax, (key, name, slo, keep) in zip(axes, series):
+            v = column(rows, key, keep)
+            ax.plot(v, [(k + 1) / len(v) for k in range(len(v))], color=f"C{i}", lw=1.2, label=label)
+            if slo:
+                ax.axvline(slo, color="grey", ls="--", lw=0.8)
+            ax.set_xscale("log")
+            ax.set_xlabel(name)
+            ax.set_ylabel("fraction of requests")
+            ax.set_ylim(0, 1)
+        kv = list(csv.DictReader(open(os.path.join(run, "kv_usage.csv"))))
+        for rep in sorted({r["replica"] for r in kv}, key=int):
+            points = [r for r in kv if r["replica"] == rep]
+            axes[3].plot([float(r["time_s"]) / 60 for r in points], [100 * float(r["kv_used_fraction"]) for r in points],
+                         color=f"C{i}", lw=0.6, alpha=0.8, label=label if rep == "0" else None)
+    axes[3].set_xlabel("time [min]")
+    axes[3].set_ylabel("KV cache used [% of blocks]")
+    axes[3].set_ylim(bottom=0)
+    axes[0].legend(fontsize=7, frameon=False, loc="lower right")
+    axes[0].set_title("dashed: SLO", fontsize=8, loc="left")
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=150)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
