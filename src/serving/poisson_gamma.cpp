@@ -50,7 +50,8 @@ class Renewal : public LimitedSource {
 /// Gamma gaps of coefficient of variation cv: shape k = 1 / cv^2, scale 1 / (rate k), so the mean is 1 / rate.
 class GammaRenewal final : public Renewal {
  public:
-  GammaRenewal(const nlohmann::json& p, const scenario::Scenario& s) : Renewal(p, s), shape_(std::pow(p.at("cv").get<double>(), -2)) {}
+  GammaRenewal(const nlohmann::json& p, const scenario::Scenario& s)
+      : Renewal(p, s), shape_(std::pow(p.at("cv").get<double>(), -2)) {}
 
  private:
   double gap(std::mt19937_64& rng) const override {

@@ -157,3 +157,22 @@ TEST(StaticBatching, PadsPromptsAndHoldsFinishedSlotsUntilTheLongestOutput) {
   EXPECT_EQ(f.seqs[0].finished, 2);  // but each request finishes with its own last token
   EXPECT_EQ(b.entries.size(), 1u);   // then the third request's batch forms
 }
+
+TEST(Routers, EachPicksItsLeastLoadedReplica) {
+  const auto s = test::serving_scenario(test::serving_json("A100-SXM4-80GB", 2));
+  // outstanding, waiting, free blocks, waiting blocks
+  const std::vector<ReplicaLoad> loads = {{5, 0, 100, 0}, {2, 3, 400, 350}, {3, 1, 90, 10}, {4, 2, 300, 20}};
+  const Request r;
+  auto pick = [&](const std::string& name) {
+    auto j = test::serving_json("A100-SXM4-80GB", 2);
+    j["serving"]["router"] = name;
+    return make_router(test::serving_scenario(j))->route(r, loads);
+  };
+  EXPECT_EQ(pick("least-outstanding"), 1);  // 2 outstanding
+  EXPECT_EQ(pick("jsq"), 0);                // nothing waiting
+  EXPECT_EQ(pick("kv-aware"), 3);           // 300 - 20 = 280 blocks left after its waiting prompts
+  auto rr = make_router(s);
+  std::vector<int> turns;
+  for (int i = 0; i < 6; ++i) turns.push_back(rr->route(r, loads));
+  EXPECT_EQ(turns, (std::vector<int>{0, 1, 2, 3, 0, 1}));
+}

@@ -8,10 +8,11 @@
 //   azure-trace   replay of the Azure LLM inference traces 2023 (Patel et al., "Splitwise", ISCA 2024; data from
 //                 Azure/AzurePublicDataset, CC-BY-4.0; shipped in data/azure-llm-2023/): `trace` "code",
 //                 "conversation" or a CSV path with the same columns TIMESTAMP,ContextTokens,GeneratedTokens;
-//                 arrivals relative to the first request
+//                 arrivals relative to the first request; `start_s` replays from that offset of the trace
 //   mooncake      a Mooncake-style JSONL trace (Qin et al., "Mooncake", FAST 2025; kvcache-ai/Mooncake
 //                 FAST25-release/traces): one object per line with timestamp [ms], input_length, output_length
-//                 and hash_ids (prefix blocks of `block_tokens` tokens)
+//                 and hash_ids (prefix blocks of `block_tokens` tokens: exactly ceil(input_length / block_tokens)
+//                 of them); arrivals relative to the first line
 // Every source applies the same limits (serving.rate_scale, max_requests, duration_s): arrival times are divided
 // by rate_scale (rate_scale 2 = twice the request rate), then requests arriving at or after duration_s (when > 0)
 // are dropped, then only the first max_requests (when > 0) are kept.
