@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
       ->needs(decode);
   prefill->excludes(decode);
 
+  // [subcommands: each command's options above this line]
   std::string what;
   auto* list = app.add_subcommand("list", "list presets and registered strategies");
   list->add_option("what", what, "hardware, models, topologies, strategies, routing, faults or serving")
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
     if (*validate) return llmsim::cli::validate_command(validate_opts);
     if (*bench) return llmsim::cli::bench_command(bench_opts);
     if (*step) return llmsim::cli::step_time_command(step_opts, std::cout);
+    // [dispatch: each command's call above this line]
     return llmsim::cli::list_command(what, std::cout);
   } catch (const llmsim::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
