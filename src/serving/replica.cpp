@@ -10,7 +10,7 @@ Replica::Replica(int index, Role role, const StepModel& model, std::unique_ptr<S
                  const KvGeometry& kv, const scenario::KvCacheConfig& config, double host_bandwidth)
     : index_(index), role_(role), model_(model), scheduler_(std::move(scheduler)),
       q_{{}, {}, {}, KvBlocks(kv.blocks, kv.block_size), KvBlocks(kv.swap_blocks, kv.block_size), config.watermark,
-         config.preemption == "recompute", role == Role::Decode},
+         config.preemption == "recompute"},
       block_bytes_(kv.block_bytes), host_bandwidth_(host_bandwidth) {}
 
 void Replica::enqueue(Sequence* s) {

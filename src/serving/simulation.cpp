@@ -102,7 +102,6 @@ class Run {
   size_t unfinished() const { return seqs_.size() - finished_; }
   const KvGeometry& kv() const { return kv_; }
   size_t replicas() const { return replicas_.size(); }
-  Role role(int r) const { return replicas_[r]->role(); }
   sg4::Host* host(int r) const { return hosts_[r][0]; }
 
  private:

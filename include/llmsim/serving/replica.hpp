@@ -48,9 +48,7 @@ class Replica {
   void release_sent(Sequence* s);
   /// What a router sees; waiting_blocks only `with_waiting_blocks` (it scans the waiting queue).
   ReplicaLoad load(bool with_waiting_blocks) const;
-  bool idle() const { return q_.waiting.empty() && q_.running.empty() && q_.swapped.empty(); }
   const std::vector<StepRecord>& steps() const { return steps_; }
-  long kv_blocks() const { return q_.kv.total(); }
 
  private:
   int index_;

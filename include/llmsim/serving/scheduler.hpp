@@ -57,7 +57,6 @@ struct ReplicaQueues {
   KvBlocks host;          ///< swap space
   double watermark = 0;   ///< fraction of kv.total() kept free when admitting
   bool recompute = true;  ///< preemption mode
-  bool decode_only = false;  ///< disaggregated decode replica: sequences arrive prefilled
 };
 
 class Scheduler {

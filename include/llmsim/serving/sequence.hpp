@@ -18,13 +18,10 @@ struct Sequence {
   int prefill_target = 0;
   int generated = 0;        ///< output tokens produced so far (the prefill produces the first)
   int blocks = 0;           ///< KV blocks held on this replica
-  int reserved_tokens = 0;  ///< tokens the blocks were reserved for up front (orca, static); 0 = paged
   int preemptions = 0;
-  bool swapped = false;     ///< its KV is in host memory
   double first_token = -1;  ///< [s]
   double finished = -1;     ///< [s]
   bool in_prefill() const { return computed < prefill_target; }
-  int context() const { return computed; }  ///< tokens in its KV cache
   bool done() const { return generated >= request->output_tokens; }
 };
 

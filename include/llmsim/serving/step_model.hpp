@@ -29,7 +29,6 @@ class StepModel {
   double decode_time(int batch, int context) const;
   /// [s] one tp all-reduce of `bytes` per GPU.
   double tp_all_reduce(double bytes) const;
-  const model::LayerShape& shape() const { return x_; }
 
  private:
   double kernels_time(const std::vector<model::Kernel>& ks) const;

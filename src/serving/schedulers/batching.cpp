@@ -37,7 +37,6 @@ void preempt(ReplicaQueues& q, Sequence* s, Batch& b) {
     q.host.take(s->blocks);
     b.swap_out_blocks += s->blocks;
     q.kv.give(s->blocks);
-    s->swapped = true;
     q.swapped.push_back(s);
     return;
   }
@@ -73,7 +72,6 @@ void swap_in(ReplicaQueues& q, Batch& b) {
     q.kv.take(need);
     q.host.give(need);
     b.swap_in_blocks += need;
-    s->swapped = false;
     q.swapped.pop_front();
     q.running.push_back(s);
   }
