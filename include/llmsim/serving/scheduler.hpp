@@ -12,7 +12,7 @@
 //            partially prefilled and newly admitted sequences up to a token budget `chunk_size`
 //   orca     iteration-level scheduling with selective batching (Yu et al., "Orca", OSDI 2022): whole prefills
 //            and decodes in the same step; no paging: a request reserves the KV of max_seq_len tokens (the model's
-//            context) when admitted, so no preemption is ever needed
+//            context, at most the whole cache) when admitted, so no preemption is needed within it
 //   static   request-level batching for contrast (FasterTransformer-style): when the replica is idle, up to
 //            max_batch_size waiting requests form a batch whose prompts are padded to the longest; the batch
 //            decodes until its longest output is done (finished requests keep their slot) before the next forms

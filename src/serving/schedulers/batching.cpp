@@ -27,6 +27,10 @@ bool above_watermark(const ReplicaQueues& q, long blocks) {
   return q.kv.free() - blocks >= q.watermark * q.kv.total();
 }
 
+long reservation(const ReplicaQueues& q, const Sequence& s, long reserve) {
+  return std::min(std::max(reserve, static_cast<long>(s.prefill_target)), q.kv.total() * q.kv.block_size());
+}
+
 StepEntry prefill_entry(Sequence* s, int tokens) { return {s, tokens, s->computed, 0, false}; }
 
 void preempt(ReplicaQueues& q, Sequence* s, Batch& b) {

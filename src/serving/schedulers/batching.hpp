@@ -27,6 +27,8 @@ void swap_in(ReplicaQueues& q, Batch& b);
 void admit_prefilled(ReplicaQueues& q);
 /// True if `blocks` more can be taken leaving the watermark free.
 bool above_watermark(const ReplicaQueues& q, long blocks);
+/// Tokens a request reserves up front (orca, static): max(reserve, its prefill), at most the whole cache.
+long reservation(const ReplicaQueues& q, const Sequence& s, long reserve);
 /// A prefill chunk entry of `tokens` for `s`.
 StepEntry prefill_entry(Sequence* s, int tokens);
 

@@ -1,6 +1,4 @@
 // orca: iteration-level scheduling with KV reserved up front (serving/scheduler.hpp).
-#include <algorithm>
-
 #include "batching.hpp"
 
 namespace llmsim::serving {
@@ -18,7 +16,7 @@ class Orca final : public Scheduler {
       Sequence* s = q.waiting.front();
       const int chunk = s->prefill_target - s->computed;
       if (!s->in_prefill() || (!b.empty() && tokens + chunk > l_.max_batched_tokens)) break;
-      if (!grow(q, *s, std::max(reserve_, s->prefill_target))) break;
+      if (!grow(q, *s, reservation(q, *s, reserve_))) break;
       q.waiting.pop_front();
       q.running.push_back(s);
       b.entries.push_back(prefill_entry(s, chunk));

@@ -24,7 +24,7 @@ class StaticBatching final : public Scheduler {
     int longest = 0;
     while (!q.waiting.empty() && static_cast<int>(q.running.size()) < max_batch_) {
       Sequence* s = q.waiting.front();
-      if (!grow(q, *s, std::max(reserve_, s->prefill_target))) break;
+      if (!grow(q, *s, reservation(q, *s, reserve_))) break;
       q.waiting.pop_front();
       q.running.push_back(s);
       longest = std::max(longest, s->prefill_target);
