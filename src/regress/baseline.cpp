@@ -1,0 +1,99 @@
+#include "llmsim/regress/baseline.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "llmsim/report/output_dir.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::regress {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const char* const kShape =
+    "a baseline is {\"llmsim_version\": \"...\", \"tolerance\": 0.02, \"scenarios\": {name: {metric: number}}}; "
+    "write one with llmsim regress SUITE --baseline FILE --update-baseline";
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw ScenarioError(path, what + " (" + kShape + ")");
+}
+
+}  // namespace
+
+Baseline read_baseline(const std::string& path) {
+  std::ifstream in(path);
+  if (!in || fs::is_directory(path)) throw ScenarioError(path, "cannot read the baseline file (give an existing baseline JSON file, or --update-baseline to write one)");
+  std::stringstream text;
+  text << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    bad(path, std::string("not JSON: ") + e.what());
+  }
+  if (!j.is_object()) bad(path, "not a JSON object");
+  for (const auto& [key, value] : j.items())
+    if (key != "llmsim_version" && key != "tolerance" && key != "scenarios") bad(path, "/" + key + ": unknown key");
+  Baseline b;
+  if (!j.contains("llmsim_version") || !j["llmsim_version"].is_string()) bad(path, "/llmsim_version: missing or not a string");
+  b.llmsim_version = j["llmsim_version"].get<std::string>();
+  if (!j.contains("tolerance") || !j["tolerance"].is_number() || !(j["tolerance"].get<double>() >= 0) ||
+      !(j["tolerance"].get<double>() <= 1))
+    bad(path, "/tolerance: missing or not a fraction in [0, 1]");
+  b.tolerance = j["tolerance"].get<double>();
+  if (!j.contains("scenarios") || !j["scenarios"].is_object()) bad(path, "/scenarios: missing or not an object");
+  for (const auto& [name, metrics] : j["scenarios"].items()) {
+    if (!metrics.is_object()) bad(path, "/scenarios/" + name + ": not an object of metrics");
+    auto& m = b.scenarios[name];
+    for (const auto& [metric, value] : metrics.items()) {
+      if (!value.is_number() || !std::isfinite(value.get<double>()))
+        bad(path, "/scenarios/" + name + "/" + metric + ": not a finite number");
+      m[metric] = value.get<double>();
+    }
+  }
+  return b;
+}
+
+void write_baseline(const std::string& path, const Baseline& b) {
+  json j = {{"llmsim_version", b.llmsim_version}, {"tolerance", b.tolerance}, {"scenarios", json::object()}};
+  for (const auto& [name, metrics] : b.scenarios) j["scenarios"][name] = metrics;
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  std::error_code ec;
+  try {
+    report::write_text(tmp, j.dump(2) + "\n");
+    fs::rename(tmp, path, ec);
+  } catch (const std::runtime_error&) {
+    ec = std::make_error_code(std::errc::io_error);
+  }
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw ScenarioError("--baseline " + path, "cannot write the baseline file (" + ec.message() + ")");
+  }
+}
+
+double parse_tolerance(const std::string& text) {
+  const bool percent = !text.empty() && text.back() == '%';
+  const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+  double v = NAN;
+  size_t used = 0;
+  try {
+    v = std::stod(number, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const double fraction = percent ? v / 100 : v;
+  if (number.empty() || used != number.size() || !(fraction >= 0) || !(fraction <= 1))
+    throw ScenarioError("--tolerance " + text, "not a tolerance (a percentage such as 2% or a fraction such as 0.02, at most 100%)");
+  return fraction;
+}
+
+}  // namespace llmsim::regress

@@ -1,0 +1,156 @@
+#include "llmsim/regress/suite.hpp"
+
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "llmsim/util/error.hpp"
+
+extern char** environ;
+
+namespace llmsim::regress {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A temporary directory removed with everything in it at the end of its scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "llmsim-regress-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw SimulationError("regress: cannot create a temporary directory");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The last non-empty line of `text`, without a leading "error: ".
+std::string last_line(const std::string& text) {
+  std::string last;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);)
+    if (!l.empty()) last = l;
+  return last.rfind("error: ", 0) == 0 ? last.substr(7) : last;
+}
+
+/// Starts `executable run FILE --out OUT --log-level warn --set ...` with stdout and stderr in files of `work`.
+pid_t spawn_run(const std::string& executable, const std::string& file, const std::vector<std::string>& overrides,
+                const fs::path& work) {
+  std::vector<std::string> args = {executable, "run", file, "--out", (work / "out").string(), "--log-level", "warn"};
+  for (const auto& o : overrides) {
+    args.push_back("--set");
+    args.push_back(o);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, (work / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, (work / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw SimulationError("regress: cannot start " + executable + " for " + file);
+  return pid;
+}
+
+/// The outcome of one finished child; throws ScenarioError for bad input (exit 2).
+ScenarioRun collect(const std::string& file, int status, const fs::path& work) {
+  ScenarioRun r;
+  r.file = file;
+  const std::string err = last_line(read_text(work / "stderr"));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw ScenarioError(file, err);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    r.failure = (WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
+                                   : "killed by signal " + std::to_string(WTERMSIG(status))) +
+                (err.empty() ? "" : ": " + err);
+    return r;
+  }
+  try {
+    r.metrics = extract_metrics(nlohmann::json::parse(read_text(work / "out" / "summary.json")));
+  } catch (const nlohmann::json::exception& e) {
+    r.failure = std::string("unreadable summary.json: ") + e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<std::string> suite_files(const std::string& dir, const std::string& baseline) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw ScenarioError(dir, "no such suite directory (a directory of scenario JSON files)");
+  const fs::path skip = fs::weakly_canonical(baseline, ec);
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".json" || !e.is_regular_file()) continue;
+    std::error_code ec2;
+    if (fs::weakly_canonical(e.path(), ec2) == skip) continue;
+    files.push_back(e.path().string());
+  }
+  if (ec) throw ScenarioError(dir, "cannot list the suite directory (" + ec.message() + ")");
+  if (files.empty()) throw ScenarioError(dir, "no scenario in the suite directory (*.json files besides the baseline)");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string scenario_name(const std::string& file) { return fs::path(file).stem().string(); }
+
+std::vector<ScenarioRun> run_suite(const std::string& executable, const std::vector<std::string>& files,
+                                   const std::vector<std::string>& overrides, int jobs) {
+  TempDir tmp;
+  auto work = [&](size_t i) { return tmp.path() / std::to_string(i); };
+  std::vector<ScenarioRun> runs(files.size());
+  std::vector<int> statuses(files.size(), 0);
+  std::map<pid_t, size_t> running;
+  size_t next = 0;
+  while (next < files.size() || !running.empty()) {
+    while (next < files.size() && static_cast<int>(running.size()) < std::max(jobs, 1)) {
+      fs::create_directories(work(next));
+      running[spawn_run(executable, files[next], overrides, work(next))] = next;
+      ++next;
+    }
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw SimulationError("regress: waiting for a scenario run failed");
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;  // not one of ours
+    statuses[it->second] = status;
+    running.erase(it);
+  }
+  for (size_t i = 0; i < files.size(); ++i) runs[i] = collect(files[i], statuses[i], work(i));
+  return runs;
+}
+
+}  // namespace llmsim::regress
