@@ -4,10 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "llmsim/cli/commands.hpp"
+#include "llmsim/cli/schema_command.hpp"
 #include "llmsim/collectives/collective.hpp"
+#include "llmsim/sweep/command.hpp"
+#include "llmsim/regress/command.hpp"
 #include "llmsim/util/error.hpp"
 
 int main(int argc, char** argv) {
@@ -62,6 +66,56 @@ int main(int argc, char** argv) {
       ->needs(decode);
   prefill->excludes(decode);
 
+  std::string schema_format = "markdown";
+  auto* schema = app.add_subcommand("schema", "print the scenario reference: every field, section and family member");
+  schema->add_option("--format", schema_format, "markdown (docs/scenario-reference.md) or json-schema (draft 2020-12)")
+      ->check(CLI::IsMember({"markdown", "json-schema"}));
+
+  llmsim::regress::RegressOptions regress_opts;
+  auto* regress =
+      app.add_subcommand("regress", "run a suite of scenarios and compare their throughput metrics with a baseline (CI)");
+  regress->add_option("suite", regress_opts.suite, "directory of scenario JSON files")->required();
+  regress->add_option("--baseline", regress_opts.baseline, "baseline JSON file (scenario -> metric -> value)")->required();
+  regress->add_option("--tolerance", regress_opts.tolerance,
+                      "allowed change in a metric's bad direction, 2% or 0.02 (default: the baseline's)");
+  regress->add_flag("--update-baseline", regress_opts.update, "rewrite the baseline with the current values");
+  regress->add_option("--set", regress_opts.overrides, "override a field of every scenario: json.path=value (repeatable)")
+      ->allow_extra_args(false);
+  regress->add_option("-j,--jobs", regress_opts.jobs, "scenarios run at once")->check(CLI::Range(1, 256));
+
+  llmsim::sweep::SweepOptions sweep_opts;
+  std::string sweep_dir;
+  long sweep_index = 0;
+  auto* sweep = app.add_subcommand("sweep", "run a scenario over a grid of --set values (locally or as a SLURM job "
+                                            "array) into DIR/results.csv; rerun to resume");
+  sweep->add_option("scenario", sweep_opts.scenario, "scenario JSON file");
+  sweep->add_option("--grid", sweep_opts.grid, "key=v1,v2,...: crossed with the other axes (repeatable)")
+      ->allow_extra_args(false);
+  sweep->add_option("--zip", sweep_opts.zip, "key=v1,v2,...: zipped with the other --zip lists (repeatable)")
+      ->allow_extra_args(false);
+  sweep->add_option("--sweep-file", sweep_opts.sweep_file,
+                    "JSON {\"grid\": {k: [..]}, \"zip\": {k: [..]}, \"set\": {k: v}}");
+  sweep->add_option("--set", sweep_opts.sets, "override a field of every point: json.path=value (repeatable)")
+      ->allow_extra_args(false);
+  sweep->add_option("-j,--jobs", sweep_opts.jobs,
+                    "runs at once (local, default 1) or SLURM tasks at once (default: no limit)")
+      ->check(CLI::Range(1, 4096));
+  sweep->add_option("--out", sweep_opts.out, "the sweep's directory (points.jsonl, runs/, results.csv)");
+  sweep->add_option("--backend", sweep_opts.backend, "local or slurm")->check(CLI::IsMember({"local", "slurm"}));
+  sweep->add_flag("--wait", sweep_opts.wait, "slurm: wait for the job array and collect the results");
+  sweep->add_option("--slurm-option", sweep_opts.slurm_options,
+                    "slurm: an extra #SBATCH option, e.g. --slurm-option=--partition=gpu (repeatable)")
+      ->allow_extra_args(false);
+  auto* sweep_collect =
+      sweep->add_subcommand("collect", "write DIR/results.csv and results.jsonl from the finished points");
+  sweep_collect->add_option("dir", sweep_dir, "the sweep's directory")->required();
+  auto* sweep_point =
+      sweep->add_subcommand("run-point", "run one point of a planned sweep (what a SLURM array task runs)");
+  sweep_point->group("");
+  sweep_point->add_option("dir", sweep_dir, "the sweep's directory")->required();
+  sweep_point->add_option("index", sweep_index, "the point's index in points.jsonl")->required();
+  sweep->require_subcommand(0, 1);
+
   // [subcommands: each command's options above this line]
   std::string what;
   auto* list = app.add_subcommand("list", "list presets and registered strategies");
@@ -86,6 +140,13 @@ int main(int argc, char** argv) {
     if (*validate) return llmsim::cli::validate_command(validate_opts);
     if (*bench) return llmsim::cli::bench_command(bench_opts);
     if (*step) return llmsim::cli::step_time_command(step_opts, std::cout);
+    if (*schema) return llmsim::cli::schema_command(schema_format, std::cout);
+    if (*regress)
+      return llmsim::regress::regress_command(regress_opts, std::filesystem::read_symlink("/proc/self/exe").string(),
+                                              std::cout);
+    if (*sweep_collect) return llmsim::sweep::sweep_collect_command(sweep_dir, std::cout);
+    if (*sweep_point) return llmsim::sweep::sweep_run_point_command(sweep_dir, sweep_index);
+    if (*sweep) return llmsim::sweep::sweep_command(sweep_opts, std::cout);
     // [dispatch: each command's call above this line]
     return llmsim::cli::list_command(what, std::cout);
   } catch (const llmsim::ScenarioError& e) {

@@ -2,27 +2,24 @@
 """Draws the throughput of runs under failures over time (their throughput.csv), one line per run, with each
 run's failures marked (from its fault_trace.json) and the failure-free throughput as a dashed line.
 
-Usage: tools/plot_faults.py results/<run> [results/<run> ...] [--out faults.png]
-The output format follows the file extension (png, pdf, svg).
+Usage: tools/plot_faults.py results/<run> [results/<run> ...] [--out faults.png ...]
+The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
 import argparse
 import csv
 import json
 import os
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import paper_style
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", help="output directories of llmsim runs with failures")
-    ap.add_argument("--out", default="faults.png")
+    paper_style.add_out_argument(ap, "faults.png")
     args = ap.parse_args()
 
-    fig, ax = plt.subplots(figsize=(8, 3.6))
+    fig, ax = paper_style.figure("text", 2.6)
     for i, run in enumerate(args.runs):
         csv_path = os.path.join(run, "throughput.csv")
         if not os.path.exists(csv_path):
@@ -30,22 +27,20 @@ def main():
         rows = list(csv.DictReader(open(csv_path)))
         summary = json.load(open(os.path.join(run, "summary.json")))
         f = summary["faults"]
-        colour = f"C{i}"
+        colour = paper_style.colour(i)
         label = f"{f['fault_tolerance']} ({100 * f['throughput_drop']:.1f}% drop)"
         ax.plot([float(r["time_h"]) for r in rows], [float(r["tokens_per_s"]) / 1e3 for r in rows], color=colour,
-                lw=1, label=label)
+                label=label)
         ax.axhline(f["failure_free_tokens_per_s"] / 1e3, color=colour, ls="--", lw=0.6)
         trace = json.load(open(os.path.join(run, "fault_trace.json")))["traceEvents"]
         failures = [e["ts"] / 3.6e9 for e in trace if e.get("name") == "failure"]
-        ax.plot(failures, [0] * len(failures), "v", color=colour, ms=4, clip_on=False)
+        ax.plot(failures, [0] * len(failures), "v", color=colour, clip_on=False)
     ax.set_xlabel("time [h]  (triangles: failures)")
     ax.set_ylabel("throughput [k tokens/s]")
     ax.set_ylim(bottom=0)
-    ax.set_title(summary["scenario"] + ": " + f["process"], fontsize=10)
-    ax.legend(fontsize=8, frameon=False)
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=150)
-    print(f"wrote {args.out}")
+    ax.set_title(summary["scenario"] + ": " + f["process"])
+    ax.legend()
+    paper_style.save(fig, args)
 
 
 if __name__ == "__main__":

@@ -3,18 +3,16 @@
 the device hosting each replica) and per device, and the all-to-all traffic matrix (token copies from source
 to destination device) of one MoE layer, in the style of the expert-placement figures of Mozart and EPLB.
 
-Usage: tools/plot_moe.py results/<run> [--layer 0] [--out moe.png]
-The output format follows the file extension (png, pdf, svg).
+Usage: tools/plot_moe.py results/<run> [--layer 0] [--out moe.png ...]
+The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
 import argparse
 import csv
 import os
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
+import paper_style
+import matplotlib.pyplot as plt
+import matplotlib.ticker
 
 
 def read(path, layer):
@@ -25,7 +23,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", help="output directory of an llmsim run of a MoE model")
     ap.add_argument("--layer", type=int, default=0, help="MoE layer (0-based among the MoE layers)")
-    ap.add_argument("--out", default="moe.png")
+    paper_style.add_out_argument(ap, "moe.png")
     args = ap.parse_args()
 
     if not os.path.exists(os.path.join(args.run, "moe_load.csv")):
@@ -50,14 +48,14 @@ def main():
         matrix[int(r["src"])][int(r["dst"])] = float(r["token_copies"])
 
     cmap = plt.get_cmap("tab20")
-    fig, (a, b, c) = plt.subplots(1, 3, figsize=(15, 3.8), gridspec_kw={"width_ratios": [3, 1.4, 1.4]})
+    fig, (a, b, c) = paper_style.figure("text", 2.3, 1, 3, gridspec_kw={"width_ratios": [3, 1.4, 1.4]})
     a.bar(experts, [per_expert[e] for e in experts], color=[cmap(host[e] % 20) for e in experts], width=0.85)
-    a.set_xlabel("expert (colour: device of its first replica)")
+    a.set_xlabel("expert (colour: device of first replica)")
     a.set_ylabel("tokens per micro-batch")
     a.set_title(f"expert load, MoE layer {args.layer}")
     b.bar(devices, [per_device[d] for d in devices], color=[cmap(d % 20) for d in devices])
     mean = sum(per_device.values()) / n
-    b.axhline(mean, color="black", lw=0.8, ls="--")
+    b.axhline(mean, color="black", lw=0.6, ls="--")
     b.set_xlabel("device")
     b.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     b.set_title(f"device load (max/mean {max(per_device.values()) / mean:.2f})")
@@ -66,11 +64,7 @@ def main():
     c.set_ylabel("source device")
     c.set_title("dispatch token copies")
     fig.colorbar(im, ax=c, fraction=0.046)
-    for ax in (a, b, c):
-        ax.spines[["top", "right"]].set_visible(False)
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=150)
-    print(f"wrote {args.out} (layer {args.layer}, {len(experts)} experts on {n} devices)")
+    paper_style.save(fig, args, f"layer {args.layer}, {len(experts)} experts on {n} devices")
 
 
 if __name__ == "__main__":

@@ -4,22 +4,19 @@ communication stream as a thin band under it), boxes coloured by forward / backw
 labelled with the micro-batch, in the style of the pipeline-schedule figures of GPipe, Megatron-LM and
 Zero Bubble papers.
 
-Usage: tools/plot_pipeline.py results/default/trace.json [--out timeline.png] [--ranks 0,2,4] [--per-stage]
+Usage: tools/plot_pipeline.py results/default/trace.json [--out timeline.png ...] [--ranks 0,2,4] [--per-stage]
                               [--start S] [--end S] [--no-labels]
-The output format follows the file extension (png, pdf, svg).
+The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
 import argparse
 import json
 import re
 
-import matplotlib
+import paper_style
+from matplotlib.patches import Patch
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-
-COLOURS = {"F": "#4C72B0", "B": "#DD8452", "W": "#55A868", "optimizer": "#8172B3", "comm": "#C44E52",
-           "wait": "#BBBBBB"}
+COLOURS = {"F": paper_style.PALETTE[0], "B": paper_style.PALETTE[1], "W": paper_style.PALETTE[2],
+           "optimizer": paper_style.PALETTE[4], "comm": paper_style.PALETTE[3], "wait": "#BBBBBB"}
 
 
 def kind_of(event):
@@ -35,7 +32,7 @@ def kind_of(event):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trace")
-    ap.add_argument("--out", default="timeline.png")
+    paper_style.add_out_argument(ap, "timeline.png")
     ap.add_argument("--ranks", default="", help="comma-separated GPU ranks (default: all traced)")
     ap.add_argument("--per-stage", action="store_true", help="one GPU per pipeline stage (the first traced)")
     ap.add_argument("--start", type=float, default=None, help="window start [s]")
@@ -74,7 +71,7 @@ def main():
             continue
         mb = re.search(r"mb(\d+)", e["name"])
         lanes.setdefault((e["pid"], e["tid"]), []).append([start, dur, kind_of(e), mb.group(1) if mb else None])
-    fig, ax = plt.subplots(figsize=(12, 0.5 * len(ranks) + 1.2))
+    fig, ax = paper_style.figure("text", 0.3 * len(ranks) + 0.8)
     for (pid, tid), items in lanes.items():
         items.sort(key=lambda b: b[0])
         merged = []
@@ -95,17 +92,15 @@ def main():
         if not args.no_labels and tid == 0:
             for start, dur, _, mb in merged:
                 if mb and dur > (t1 - t0) / 150:
-                    ax.text(start + dur / 2, y + 0.18, mb, ha="center", va="center", fontsize=6, color="white")
+                    ax.text(start + dur / 2, y + 0.18, mb, ha="center", va="center", fontsize=5, color="white")
     ax.set_xlim(t0, t1)
     ax.set_ylim(len(ranks), -0.2)
     ax.set_yticks([i + 0.25 for i in range(len(ranks))])
-    ax.set_yticklabels([names.get(r, f"GPU {r}") for r in ranks], fontsize=7)
+    ax.set_yticklabels([names.get(r, f"GPU {r}") for r in ranks])
     ax.set_xlabel("time [s]")
-    ax.legend(handles=[Patch(color=c, label=k) for k, c in COLOURS.items()], ncol=6, fontsize=7, loc="lower center",
-              bbox_to_anchor=(0.5, 1.0), frameon=False)
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=200)
-    print(f"wrote {args.out} ({len(ranks)} GPUs, {t0:.3f}-{t1:.3f} s)")
+    ax.legend(handles=[Patch(color=c, label=k) for k, c in COLOURS.items()], ncol=6, loc="lower center",
+              bbox_to_anchor=(0.5, 1.0))
+    paper_style.save(fig, args, f"{len(ranks)} GPUs, {t0:.3f}-{t1:.3f} s")
 
 
 if __name__ == "__main__":

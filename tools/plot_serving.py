@@ -2,18 +2,15 @@
 """Draws serving runs: CDFs of TTFT, TPOT and end-to-end latency (from requests.csv, one line per run, SLOs as
 dashed lines) and the KV-cache use of every replica over time (from kv_usage.csv).
 
-Usage: tools/plot_serving.py results/<run> [results/<run> ...] [--out serving.png]
-The output format follows the file extension (png, pdf, svg).
+Usage: tools/plot_serving.py results/<run> [results/<run> ...] [--out serving.png ...]
+The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
 import argparse
 import csv
 import json
 import os
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import paper_style
 
 
 def column(rows, key, keep=lambda r: True):
@@ -23,10 +20,10 @@ def column(rows, key, keep=lambda r: True):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", help="output directories of llmsim serving runs")
-    ap.add_argument("--out", default="serving.png")
+    paper_style.add_out_argument(ap, "serving.png")
     args = ap.parse_args()
 
-    fig, axes = plt.subplots(1, 4, figsize=(15, 3.4))
+    fig, axes = paper_style.figure("text", 2.0, 1, 4)
     for i, run in enumerate(args.runs):
         path = os.path.join(run, "requests.csv")
         if not os.path.exists(path):
@@ -40,9 +37,9 @@ def main():
                   ("e2e_s", "end-to-end latency [s]", None, lambda r: True)]
         for ax, (key, name, slo, keep) in zip(axes, series):
             v = column(rows, key, keep)
-            ax.plot(v, [(k + 1) / len(v) for k in range(len(v))], color=f"C{i}", lw=1.2, label=label)
+            ax.plot(v, [(k + 1) / len(v) for k in range(len(v))], color=paper_style.colour(i), label=label)
             if slo:
-                ax.axvline(slo, color="grey", ls="--", lw=0.8)
+                ax.axvline(slo, color="grey", ls="--", lw=0.6)
             ax.set_xscale("log")
             ax.set_xlabel(name)
             ax.set_ylabel("fraction of requests")
@@ -51,15 +48,14 @@ def main():
         for rep in sorted({r["replica"] for r in kv}, key=int):
             points = [r for r in kv if r["replica"] == rep]
             axes[3].plot([float(r["time_s"]) / 60 for r in points], [100 * float(r["kv_used_fraction"]) for r in points],
-                         color=f"C{i}", lw=0.6, alpha=0.8, label=label if rep == "0" else None)
+                         color=paper_style.colour(i), lw=0.6, alpha=0.8, label=label if rep == "0" else None)
     axes[3].set_xlabel("time [min]")
     axes[3].set_ylabel("KV cache used [% of blocks]")
     axes[3].set_ylim(bottom=0)
-    axes[0].legend(fontsize=7, frameon=False, loc="lower right")
-    axes[0].set_title("dashed: SLO", fontsize=8, loc="left")
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=150)
-    print(f"wrote {args.out}")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(len(labels), 3))
+    axes[0].set_title("dashed: SLO", loc="left")
+    paper_style.save(fig, args)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ bool is_llmsim_output(const fs::path& dir) {
   static const std::set<std::string> ours = {"summary.json", "trace.json",    "scenario.resolved.json",
                                              "links.csv",    "moe_load.csv", "moe_traffic.csv",
                                              "throughput.csv", "fault_trace.json", "requests.csv",
-                                             "kv_usage.csv", "capacity.csv"};
+                                             "kv_usage.csv", "capacity.csv", "events.csv"};
   std::error_code ec;
   bool has_summary = false;
   for (const auto& e : fs::directory_iterator(dir, ec)) {

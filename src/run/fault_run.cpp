@@ -32,6 +32,7 @@ scenario::Scenario plain(const scenario::Scenario& s, int nodes) {
   const long long samples = (s.training.global_batch + dp - 1) / dp, mb = s.training.micro_batch;
   r["parallelism"]["dp"] = dp;
   r["training"]["global_batch"] = dp * ((samples + mb - 1) / mb) * mb;
+  r["output"]["trace_ranks"] = "auto";  // derived from the cluster, which changed
   return scenario::resolve(r, s.source_dir);
 }
 

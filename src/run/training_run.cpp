@@ -63,8 +63,9 @@ nlohmann::json simulate(const scenario::Scenario& s, std::optional<report::Outpu
   for (const auto& st : plan.stages) fits = fits && st.memory.total() <= s.hardware.memory_bytes;
   std::optional<report::Recorder> rec;
   if (fits) {
-    const int max_gpus = out && s.output.trace ? s.output.trace_max_gpus : 0;
-    rec.emplace(engine::run_workload(plan.workload, s, report::traced_workers(plan.workload, max_gpus)));
+    const auto traced = out && (s.output.trace || s.output.events_csv) ? report::trace_selection(s.output)
+                                                                       : report::TraceSelection{};
+    rec.emplace(engine::run_workload(plan.workload, s, report::traced_workers(plan.workload, traced)));
     if (out) report::write_text(out->path("links.csv"), report::links_csv(rec->links()));
     if (out && !plan.moe.empty()) {
       report::write_text(out->path("moe_load.csv"), report::moe_load_csv(plan.moe));
@@ -72,7 +73,11 @@ nlohmann::json simulate(const scenario::Scenario& s, std::optional<report::Outpu
     }
     if (out && s.output.trace) {
       std::ofstream trace(out->path("trace.json"));
-      report::write_trace(trace, plan.workload, *rec, max_gpus);
+      report::write_trace(trace, plan.workload, *rec, traced);
+    }
+    if (out && s.output.events_csv) {
+      std::ofstream events(out->path("events.csv"));
+      report::write_events_csv(events, plan.workload, *rec, traced);
     }
   } else {
     spdlog::warn("{}: does not fit in {:.1f} GiB of HBM; not simulated (status oom)", s.name,

@@ -157,21 +157,23 @@ void expand_presets(json& raw) {
   }
 }
 
-/// A family member chosen by name inside `parent[key]` ({"name": ..., <its own parameters>}, or the bare
-/// name as a string): the field whose children are the name choice plus the chosen entry's parameter table.
-template <class Interface>
-Field family_field(json& parent, const std::string& key, const std::string& path, const std::string& fallback,
-                   const std::string& help) {
-  if (!parent.contains(key)) parent[key] = json{{"name", fallback}};
-  json& v = parent[key];
+/// The field of family `fam` inside `parent` ({"name": ..., <its own parameters>}, or the bare name as a
+/// string): the name choice plus the chosen member's parameter table.
+Field family_field(json& parent, const Family& fam) {
+  const std::string path = (fam.section.empty() ? "" : "/" + fam.section) + "/" + fam.key;
+  if (!parent.contains(fam.key)) parent[fam.key] = json{{"name", fam.fallback}};
+  json& v = parent[fam.key];
   if (v.is_string()) v = json{{"name", v.get<std::string>()}};
   if (!v.is_object()) throw ScenarioError(path, "expected an object with a \"name\", or a name");
-  const auto& reg = strategy::Registry<Interface>::instance();
-  FieldList fields = {Field::choice("name", reg.names(), help).with_default(fallback)};
-  json probe = json{{"name", v.value("name", json(fallback))}};
+  const auto members = fam.members();
+  std::vector<std::string> names;
+  for (const auto& m : members) names.push_back(m.name);
+  FieldList fields = {Field::choice("name", names, fam.help).with_default(fam.fallback)};
+  json probe = json{{"name", v.value("name", json(fam.fallback))}};
   apply_schema(probe, path, fields);
-  for (const auto& f : reg.find(probe["name"].get<std::string>())->params) fields.push_back(f);
-  return Field::object(key, fields, help).with_default(json::object());
+  for (const auto& m : members)
+    if (m.name == probe["name"]) fields.insert(fields.end(), m.params.begin(), m.params.end());
+  return Field::object(fam.key, fields, fam.help).with_default(json::object());
 }
 
 bool is_serving(const json& raw) { return raw.is_object() && raw.value("kind", json("training")) == json("serving"); }
@@ -185,69 +187,86 @@ void check_kind_sections(const json& raw) {
     throw ScenarioError("/serving", "the serving section needs \"kind\": \"serving\"");
 }
 
+/// The field table of `raw`: the sections of its kind, each family with the parameters of the member it names.
+/// Adds the families' defaults (and an empty section holding them) to `raw`.
 FieldList scenario_fields(json& raw) {
   check_kind_sections(raw);
-  FieldList fields = top_level_fields();
-  const std::string other_kind = is_serving(raw) ? "training" : "serving";  // the section this kind has not
-  fields.erase(std::remove_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == other_kind; }),
-               fields.end());
-  for (auto& f : fields) {
-    if (f.key == "hardware") f.children = hardware_fields();
-    if (f.key == "cluster") {
-      f.children = cluster_fields();
-      if (raw.contains("cluster") && raw["cluster"].is_object())
-        for (auto& c : f.children)
-          if (c.key == "topology")
-            c = family_field<platform::Topology>(raw["cluster"], "topology", "/cluster/topology", "fat-tree",
-                                                 "network topology between nodes");
+  const std::string kind = is_serving(raw) ? "serving" : "training";
+  FieldList fields;
+  for (auto& f : top_level_fields()) {
+    if (!section_allowed(f.key, kind)) continue;
+    f.children = section_fields(f.key);
+    fields.push_back(std::move(f));
+  }
+  for (const auto& fam : families()) {
+    FieldList* list = &fields;
+    json* parent = &raw;
+    if (!fam.section.empty()) {
+      const auto sec = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == fam.section; });
+      if (sec == fields.end()) continue;  // a section this kind has not
+      if (!raw.contains(fam.section) && sec->default_value) raw[fam.section] = json::object();
+      if (!raw.contains(fam.section) || !raw[fam.section].is_object()) continue;  // apply_schema reports it
+      list = &sec->children;
+      parent = &raw[fam.section];
     }
-    if (f.key == "model") f.children = model_fields();
-    if (f.key == "parallelism") f.children = parallelism_fields();
-    if (f.key == "training") f.children = training_fields();
-    if (f.key == "network") f.children = network_fields();
-    if (f.key == "output") f.children = output_fields();
-    if (f.key == "faults") {
-      if (!raw.contains("faults")) raw["faults"] = json::object();
-      if (!raw["faults"].is_object()) throw ScenarioError("/faults", "expected an object");
-      f.children = faults_fields();
-      f.children.push_back(family_field<faults::FailureProcess>(raw["faults"], "process", "/faults/process", "none",
-                                                                "failure process"));
-    }
-    if (f.key == "strategies") {
-      if (!raw.contains("strategies")) raw["strategies"] = json::object();
-      if (!raw["strategies"].is_object()) throw ScenarioError("/strategies", "expected an object");
-      f.children = {family_field<strategy::PipelineSchedule>(raw["strategies"], "pipeline_schedule",
-                                                             "/strategies/pipeline_schedule", "1f1b", "pipeline schedule"),
-                    family_field<strategy::ExpertPlacementStrategy>(raw["strategies"], "expert_placement",
-                                                                    "/strategies/expert_placement", "contiguous",
-                                                                    "MoE expert placement over the ep ranks"),
-                    family_field<strategy::FaultTolerance>(raw["strategies"], "fault_tolerance",
-                                                           "/strategies/fault_tolerance", "none",
-                                                           "what the job does when a node fails"),
-                    family_field<strategy::MoePipeline>(raw["strategies"], "moe_pipeline", "/strategies/moe_pipeline",
-                                                        "vanilla-ep", "MoE dispatch/expert/combine overlap")};
-    }
-    if (f.key == "serving") {
-      if (!raw.contains("serving")) raw["serving"] = json::object();
-      json& sv = raw["serving"];
-      if (!sv.is_object()) throw ScenarioError("/serving", "expected an object");
-      f.children = serving_fields();
-      f.children.push_back(family_field<serving::WorkloadSource>(sv, "workload", "/serving/workload", "poisson",
-                                                                 "request source"));
-      f.children.push_back(family_field<serving::Scheduler>(sv, "scheduler", "/serving/scheduler", "vllm",
-                                                            "batch scheduler of each replica"));
-      f.children.push_back(family_field<serving::Router>(sv, "router", "/serving/router", "round-robin",
-                                                         "which replica a request goes to"));
-    }
-    if (f.key == "routing") {
-      if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
-      f = family_field<moe::RoutingModel>(raw, "routing", "/routing", "uniform", "MoE token-to-expert routing model");
-    }
+    Field f = family_field(*parent, fam);
+    const auto slot = std::find_if(list->begin(), list->end(), [&](const Field& c) { return c.key == fam.key; });
+    if (slot == list->end())
+      list->push_back(std::move(f));
+    else
+      *slot = std::move(f);
   }
   return fields;
 }
 
+/// Every registered member of `Interface`'s registry.
+template <class Interface>
+std::vector<FamilyMember> members_of() {
+  std::vector<FamilyMember> out;
+  for (const auto& [name, e] : strategy::Registry<Interface>::instance().entries())
+    out.push_back({name, e.description, e.params});
+  return out;
+}
+
 }  // namespace
+
+FieldList section_fields(const std::string& section) {
+  if (section == "hardware") return hardware_fields();
+  if (section == "cluster") return cluster_fields();
+  if (section == "model") return model_fields();
+  if (section == "parallelism") return parallelism_fields();
+  if (section == "training") return training_fields();
+  if (section == "faults") return faults_fields();
+  if (section == "serving") return serving_fields();
+  if (section == "network") return network_fields();
+  if (section == "output") return output_fields();
+  return {};
+}
+
+bool section_allowed(const std::string& section, const std::string& kind) {
+  if (section == "training") return kind != "serving";
+  if (section == "serving") return kind == "serving";
+  return true;
+}
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> kFamilies = {
+      {"cluster", "topology", "fat-tree", "network topology between nodes", members_of<platform::Topology>},
+      {"strategies", "pipeline_schedule", "1f1b", "pipeline schedule", members_of<strategy::PipelineSchedule>},
+      {"strategies", "expert_placement", "contiguous", "MoE expert placement over the ep ranks",
+       members_of<strategy::ExpertPlacementStrategy>},
+      {"strategies", "fault_tolerance", "none", "what the job does when a node fails",
+       members_of<strategy::FaultTolerance>},
+      {"strategies", "moe_pipeline", "vanilla-ep", "MoE dispatch/expert/combine overlap",
+       members_of<strategy::MoePipeline>},
+      {"", "routing", "uniform", "MoE token-to-expert routing model", members_of<moe::RoutingModel>},
+      {"faults", "process", "none", "failure process", members_of<faults::FailureProcess>},
+      {"serving", "workload", "poisson", "request source", members_of<serving::WorkloadSource>},
+      {"serving", "scheduler", "vllm", "batch scheduler of each replica", members_of<serving::Scheduler>},
+      {"serving", "router", "round-robin", "which replica a request goes to", members_of<serving::Router>},
+  };
+  return kFamilies;
+}
 
 Scenario resolve(json raw, const std::string& source_dir) {
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");

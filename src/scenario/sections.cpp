@@ -276,7 +276,18 @@ FieldList serving_fields() {
 FieldList output_fields() {
   return {
       Field::boolean("trace", "write trace.json (Chrome trace-event format)").with_default(true),
-      Field::integer("trace_max_gpus", "GPUs with trace tracks (the first N ranks)").at_least(1).with_default(64),
+      Field::integer("trace_max_gpus", "GPUs with trace tracks (the first N ranks) when trace_ranks is auto")
+          .at_least(1)
+          .with_default(64),
+      Field::string("trace_ranks", "GPU ranks with trace tracks (trace.json, events.csv): a list of ranks and "
+                                   "inclusive ranges such as \"0-3,8\", or auto (the first trace_max_gpus)")
+          .with_default("auto"),
+      Field::string("trace_iterations", "training iterations (0-based) with trace events: \"first:last\" "
+                                        "(inclusive), one index, or all")
+          .with_default("all"),
+      Field::boolean("events_csv", "also write events.csv: one row per traced event (rank, stream, iteration, name, "
+                                   "category, start_s, end_s, peer, bytes)")
+          .with_default(false),
   };
 }
 

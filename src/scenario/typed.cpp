@@ -25,6 +25,52 @@ StrategyChoice choice_of(json v) {
   c.params = v;
   return c;
 }
+
+/// A non-negative integer spelled with digits only, or -1.
+long long index_of(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoll(text);
+}
+
+/// output.trace_ranks ("auto" derived already): comma-separated ranks and inclusive ranges "a-b" below `gpus`.
+std::vector<int> trace_ranks(const std::string& text, long long gpus) {
+  const std::string where = "/output/trace_ranks";
+  std::vector<int> ranks;
+  std::vector<bool> chosen(gpus, false);
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    const size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, comma - begin);
+    const size_t dash = item.find('-');
+    const long long a = index_of(item.substr(0, dash)), b = dash == std::string::npos ? a : index_of(item.substr(dash + 1));
+    if (a < 0 || b < a)
+      throw ScenarioError(where, "\"" + item + "\" in \"" + text + "\" is not a rank or a range first-last (allowed: "
+                                 "auto, or ranks and ranges such as \"0-3,8\")");
+    if (b >= gpus)
+      throw ScenarioError(where, "rank " + str(b) + " does not exist (the cluster has " + str(gpus) + " GPUs: 0-" +
+                                     str(gpus - 1) + ")");
+    for (long long r = a; r <= b; ++r) chosen[r] = true;
+    begin = comma + 1;
+  }
+  for (long long r = 0; r < gpus; ++r)
+    if (chosen[r]) ranks.push_back(static_cast<int>(r));
+  return ranks;
+}
+
+/// output.trace_iterations: "all", "i" or "first:last" (inclusive) within the run's `iterations`.
+void trace_iterations(const std::string& text, int iterations, Output& o) {
+  if (text == "all") return;
+  const size_t colon = text.find(':');
+  const long long a = index_of(text.substr(0, colon)), b = colon == std::string::npos ? a : index_of(text.substr(colon + 1));
+  if (a < 0 || b < a)
+    throw ScenarioError("/output/trace_iterations", "\"" + text + "\" is not an iteration window (allowed: all, an "
+                                                    "index such as \"1\", or first:last such as \"1:2\")");
+  if (b >= iterations)
+    throw ScenarioError("/output/trace_iterations", "iteration " + str(b) + " does not exist (training.iterations is " +
+                                                        str(iterations) + ": 0-" + str(iterations - 1) + ")");
+  o.trace_first_iteration = static_cast<int>(a);
+  o.trace_last_iteration = static_cast<int>(b);
+}
 }  // namespace
 
 void fill_derived_defaults(json& raw) {
@@ -50,6 +96,10 @@ void fill_derived_defaults(json& raw) {
                                               " (dp = GPUs / (tp*pp*cp) must be an integer)");
     par["dp"] = gpus / model_parallel;
   }
+  // output.trace_ranks "auto": the first trace_max_gpus ranks, as a range.
+  const long long traced = std::min(cl["nodes"].get<long long>() * cl["gpus_per_node"].get<long long>(),
+                                    raw["output"]["trace_max_gpus"].get<long long>());
+  derive(raw["output"], "trace_ranks", traced == 1 ? "0" : "0-" + str(traced - 1));
 }
 
 namespace {
@@ -177,7 +227,9 @@ Scenario to_typed(const json& raw) {
   s.network.collective_algorithm = raw["network"]["collective_algorithm"];
   s.network.message_overhead = raw["network"]["message_overhead_us"].get<double>() * 1e-6;
   s.output.trace = raw["output"]["trace"];
-  s.output.trace_max_gpus = raw["output"]["trace_max_gpus"];
+  s.output.trace_ranks = trace_ranks(raw["output"]["trace_ranks"].get<std::string>(), s.cluster.total_gpus());
+  if (s.kind != "serving") trace_iterations(raw["output"]["trace_iterations"].get<std::string>(), s.training.iterations, s.output);
+  s.output.events_csv = raw["output"]["events_csv"];
   return s;
 }
 

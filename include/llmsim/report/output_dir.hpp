@@ -3,7 +3,7 @@
 // that is renamed onto the final path by commit(); without commit() the staging directory is removed.
 // An existing path is only replaced if it is empty or a previous llmsim output (summary.json and only files
 // llmsim writes: trace.json, scenario.resolved.json, links.csv, moe_load.csv, moe_traffic.csv, throughput.csv,
-// fault_trace.json, requests.csv, kv_usage.csv, capacity.csv); otherwise the constructor throws ScenarioError ("--out DIR: ...").
+// fault_trace.json, requests.csv, kv_usage.csv, capacity.csv, events.csv); otherwise the constructor throws ScenarioError ("--out DIR: ...").
 #include <string>
 
 namespace llmsim::report {

@@ -18,6 +18,7 @@ struct TraceEvent {
   int micro_batch = -1, chunk = -1;
   int32_t ref = 0;     ///< cost, peer worker or collective index
   double start = 0, end = 0;  ///< [s]
+  int iteration = 0;   ///< set by Recorder::event: the worker's iteration (IterationEnd ops it has passed)
 };
 
 class Recorder {
@@ -27,10 +28,14 @@ class Recorder {
   /// Adds `seconds` of `c` to the worker's busy time (compute stream).
   void add_time(int worker, workload::TimeCategory c, double seconds) { busy_[worker][static_cast<int>(c)] += seconds; }
   void add_breakdown(int worker, const workload::TimeBreakdown& b);
+  /// The worker passed the end of `iteration`: its later events belong to iteration + 1.
   void iteration_end(int worker, int iteration, double time);
   bool traced(int worker) const { return traced_[worker]; }
-  void event(const TraceEvent& e) {
-    if (traced_[e.worker]) events_.push_back(e);
+  /// Keeps `e` (stamped with its worker's current iteration) if its worker is traced.
+  void event(TraceEvent e) {
+    if (!traced_[e.worker]) return;
+    e.iteration = iteration_of_[e.worker];
+    events_.push_back(e);
   }
   void count_activity(long long n = 1) { activities_ += n; }
   void set_links(std::vector<engine::LinkStat> links) { links_ = std::move(links); }
@@ -47,6 +52,7 @@ class Recorder {
   std::vector<workload::TimeBreakdown> busy_;
   std::vector<double> iteration_ends_;
   std::vector<bool> traced_;
+  std::vector<int> iteration_of_;  ///< per worker: the iteration it is in
   std::vector<TraceEvent> events_;
   long long activities_ = 0;
   std::vector<engine::LinkStat> links_;

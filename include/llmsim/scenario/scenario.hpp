@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace llmsim::scenario {
 
@@ -164,7 +165,10 @@ struct Network {
 
 struct Output {
   bool trace = true;
-  int trace_max_gpus = 64;  ///< trace tracks only for the first N GPUs (rank order)
+  std::vector<int> trace_ranks;   ///< GPU ranks with trace tracks, ascending ("auto": the first trace_max_gpus)
+  int trace_first_iteration = 0;  ///< first iteration (0-based) with trace events
+  int trace_last_iteration = -1;  ///< last iteration with trace events (inclusive); -1: the run's last
+  bool events_csv = false;        ///< also write events.csv (the traced events as a table)
 };
 
 struct Scenario {

@@ -1,0 +1,104 @@
+#include "llmsim/sweep/command.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "llmsim/sweep/local_backend.hpp"
+#include "llmsim/sweep/point_run.hpp"
+#include "llmsim/sweep/process.hpp"
+#include "llmsim/sweep/results.hpp"
+#include "llmsim/sweep/slurm.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+SweepDir sweep_dir(const std::string& path) { return {fs::absolute(path).lexically_normal()}; }
+
+/// Prints the tally; 0 if every point is ok or invalid.
+int report(const SweepDir& dir, std::ostream& out) {
+  const Tally t = collect(dir);
+  out << "sweep: " << t.ok + t.invalid + t.failed + t.pending << " points: " << t.ok << " ok, " << t.invalid
+      << " invalid, " << t.failed << " failed" << (t.pending ? ", " + std::to_string(t.pending) + " pending" : "")
+      << "; results in " << (dir.root / "results.csv").string() << "\n";
+  return t.failed + t.pending > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int sweep_command(const SweepOptions& o, std::ostream& out) {
+  if (o.scenario.empty()) throw ScenarioError("sweep", "give a SCENARIO file (or: llmsim sweep collect DIR)");
+  if (o.out.empty()) throw ScenarioError("sweep", "give --out DIR (the sweep's directory; rerun it to resume)");
+  if (o.wait && o.backend != "slurm") throw ScenarioError("--wait", "only with --backend slurm");
+  if (!o.slurm_options.empty() && o.backend != "slurm") throw ScenarioError("--slurm-option", "only with --backend slurm");
+  const auto def = make_definition(o.scenario, o.sets, o.grid, o.zip, o.sweep_file);
+  const auto points = make_points(def);
+  check_points(def, points);
+  if (o.backend == "slurm") check_slurm_clients();
+  const SweepDir dir = sweep_dir(o.out);
+  init_dir(dir, def, points);
+
+  std::vector<Point> todo;
+  for (const auto& p : points)
+    if (!is_final(read_marker(dir, p.id))) {
+      fs::remove(dir.marker(p.id));  // a failed attempt's marker: the point is redone
+      todo.push_back(p);
+    }
+  Progress progress(std::cerr, ::isatty(2), points.size(), points.size() - todo.size());
+  if (todo.size() < points.size())
+    std::cerr << "sweep: resuming " << dir.root.string() << ": " << points.size() - todo.size() << " of "
+              << points.size() << " points already done\n";
+
+  if (o.backend == "local") {
+    run_local(dir, def, todo, o.jobs > 0 ? o.jobs : 1, "/proc/self/exe", progress);
+    progress.close();
+    return report(dir, out);
+  }
+  if (todo.empty()) return report(dir, out);
+  std::vector<size_t> indices;
+  for (const auto& p : todo) indices.push_back(p.index);
+  const std::string job = submit(dir, indices, "/proc/self/exe", {o.jobs, o.slurm_options});
+  out << "sweep: submitted SLURM job " << job << " (" << todo.size() << " array tasks, "
+      << (dir.slurm() / "sweep.sbatch").string() << ")\n";
+  if (!o.wait) {
+    out << "sweep: llmsim sweep collect " << dir.root.string() << " gathers the finished points\n";
+    return 0;
+  }
+  size_t reported = 0;
+  std::vector<bool> seen(todo.size(), false);
+  wait_for_job(job, [&] {
+    for (size_t i = 0; i < todo.size(); ++i) {
+      if (seen[i]) continue;
+      if (const auto m = read_marker(dir, todo[i].id)) {
+        seen[i] = true;
+        ++reported;
+        progress.point_done(todo[i], *m);
+      }
+    }
+    return reported == todo.size();
+  });
+  progress.close();
+  return report(dir, out);
+}
+
+int sweep_collect_command(const std::string& dir, std::ostream& out) { return report(sweep_dir(dir), out); }
+
+int sweep_run_point_command(const std::string& path, long index) {
+  const SweepDir dir = sweep_dir(path);
+  const auto def = load_definition(dir);
+  const auto points = load_points(dir);
+  if (index < 0 || static_cast<size_t>(index) >= points.size())
+    throw ScenarioError("run-point", "index " + std::to_string(index) + " outside 0.." + std::to_string(points.size() - 1));
+  const Point& p = points[static_cast<size_t>(index)];
+  if (is_final(read_marker(dir, p.id))) return 0;
+  const auto o = finish_point(dir, p, wait_for(start_point(dir, def, p, "/proc/self/exe")));
+  std::cout << "sweep point " << p.id << ": " << o.status << (o.error.empty() ? "" : " (" + o.error + ")") << "\n";
+  return 0;
+}
+
+}  // namespace llmsim::sweep

@@ -1,0 +1,140 @@
+#include "llmsim/sweep/plan.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "llmsim/report/output_dir.hpp"
+#include "llmsim/scenario/loader.hpp"
+#include "llmsim/util/error.hpp"
+
+namespace llmsim::sweep {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json::json_pointer pointer_of(const std::string& key) {
+  json::json_pointer p;
+  std::stringstream parts(key);
+  for (std::string part; std::getline(parts, part, '.');) p /= part;
+  return p;
+}
+
+/// The value of "key=text" as --set parses it.
+json parsed_value(const std::string& assignment) {
+  json holder = json::object();
+  scenario::apply_override(holder, assignment);
+  return holder.at(pointer_of(assignment.substr(0, assignment.find('='))));
+}
+
+std::string point_id(size_t index, size_t total) {
+  std::string id = std::to_string(index);
+  const size_t width = std::max<size_t>(4, std::to_string(total > 0 ? total - 1 : 0).size());
+  return std::string(width - std::min(width, id.size()), '0') + id;
+}
+
+/// "--grid key" or "--zip key" for the varied key whose JSON path lies under `path`, or "" if none does.
+std::string varied_key_under(const SweepDefinition& d, const std::string& path) {
+  for (const auto* axes : {&d.grid, &d.zip})
+    for (const auto& a : *axes) {
+      const std::string p = pointer_of(a.key).to_string();
+      if (p == path || p.rfind(path + "/", 0) == 0) return (axes == &d.grid ? "--grid " : "--zip ") + a.key;
+    }
+  return "";
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::vector<Point> make_points(const SweepDefinition& d) {
+  std::vector<Point> points;
+  const size_t n = d.points();
+  for (size_t i = 0; i < n; ++i) {
+    Point p{i, point_id(i, n), d.point_sets(i), json::object()};
+    for (const auto& s : p.sets) p.params[s.substr(0, s.find('='))] = parsed_value(s);
+    points.push_back(p);
+  }
+  return points;
+}
+
+void check_points(const SweepDefinition& d, const std::vector<Point>& points) {
+  json base = d.scenario_json;
+  for (const auto& s : d.sets) scenario::apply_override(base, s);
+  std::vector<json> raws;  // every point's overrides applied first: a path that cannot be set is an error at once
+  for (const auto& p : points) {
+    raws.push_back(base);
+    for (const auto& s : p.sets) scenario::apply_override(raws.back(), s);
+  }
+  const std::string source_dir = fs::path(d.scenario).parent_path().string();
+  std::string first_path, first_error;
+  for (auto& raw : raws) {
+    try {
+      scenario::resolve(std::move(raw), source_dir);
+      return;
+    } catch (const ScenarioError& e) {
+      if (first_error.empty()) first_path = e.path(), first_error = e.what();
+    }
+  }
+  const std::string key = varied_key_under(d, first_path);
+  if (!key.empty()) throw ScenarioError(key, first_error);
+  throw ScenarioError(first_path, first_error.substr(first_path.size() + 2) + " (in every point of the sweep)");
+}
+
+void write_atomically(const fs::path& file, const std::string& text) {
+  const fs::path tmp = file.string() + ".tmp-" + std::to_string(::getpid());
+  report::write_text(tmp.string(), text);
+  fs::rename(tmp, file);
+}
+
+void init_dir(const SweepDir& dir, const SweepDefinition& d, const std::vector<Point>& points) {
+  const std::string where = "--out " + dir.root.string();
+  std::error_code ec;
+  if (fs::exists(dir.definition())) {
+    const std::string diff = load_definition(dir).difference(d);
+    if (!diff.empty())
+      throw ScenarioError(where, "holds a different sweep: " + diff +
+                                     " (rerun the same definition to resume, or use another --out)");
+    return;
+  }
+  if (fs::exists(dir.root) && (!fs::is_directory(dir.root) || !fs::is_empty(dir.root, ec)))
+    throw ScenarioError(where, "exists and is not a sweep directory (no sweep.json); choose a new or empty directory");
+  fs::create_directories(dir.runs());
+  std::string plan;
+  for (const auto& p : points)
+    plan += json{{"index", p.index}, {"id", p.id}, {"set", p.sets}, {"params", p.params}}.dump() + "\n";
+  write_atomically(dir.plan(), plan);
+  write_atomically(dir.definition(), d.to_json().dump(2) + "\n");  // last: its presence marks a complete plan
+}
+
+SweepDefinition load_definition(const SweepDir& dir) {
+  if (!fs::exists(dir.definition()))
+    throw ScenarioError(dir.root.string(), "not a sweep directory (no sweep.json; llmsim sweep writes one)");
+  return SweepDefinition::from_json(scenario::read_json_file(dir.definition().string()), dir.definition().string());
+}
+
+std::vector<Point> load_points(const SweepDir& dir) {
+  std::vector<Point> points;
+  std::stringstream lines(read_text(dir.plan()));
+  for (std::string line; std::getline(lines, line);) {
+    try {
+      const auto j = json::parse(line);
+      points.push_back({j.at("index").get<size_t>(), j.at("id").get<std::string>(),
+                        j.at("set").get<std::vector<std::string>>(), j.at("params")});
+    } catch (const json::exception& e) {
+      throw ScenarioError(dir.plan().string(), std::string("not a plan written by llmsim sweep: ") + e.what());
+    }
+  }
+  if (points.empty()) throw ScenarioError(dir.plan().string(), "no points (missing or empty plan)");
+  return points;
+}
+
+}  // namespace llmsim::sweep

@@ -1,0 +1,211 @@
+// llmsim sweep with the local backend: a 24-point grid with -j 2, resume after a kill, invalid points,
+// sweep-level input errors, sweep files and zipped axes.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "sweep_support.hpp"
+
+namespace llmsim::test {
+namespace {
+
+class Sweep : public Cli {
+ protected:
+  fs::path runs() const { return dir_ / "out" / "runs"; }
+  std::set<std::string> marked() const {
+    std::set<std::string> ids;
+    for (const auto& e : fs::directory_iterator(runs()))
+      if (e.path().extension() == ".done") ids.insert(e.path().stem().string());
+    return ids;
+  }
+};
+
+const std::string kGrid24 =
+    "--grid parallelism.tp=1,2,4,8 --grid strategies.pipeline_schedule.name=gpipe,1f1b,zb-h1 "
+    "--grid training.micro_batch=1,2";
+
+/// The expected parameter values of point i of kGrid24 (first axis slowest).
+json grid24_params(size_t i) {
+  const int tp[] = {1, 2, 4, 8};
+  const char* schedule[] = {"gpipe", "1f1b", "zb-h1"};
+  return {{"parallelism.tp", tp[i / 6]}, {"strategies.pipeline_schedule.name", schedule[i / 2 % 3]},
+          {"training.micro_batch", 1 + int(i % 2)}};
+}
+
+TEST_F(Sweep, TwentyFourPointsWithTwoJobsMatchDirectRuns) {
+  const auto r = run(fast_sweep(kGrid24) + " -j 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("24 points: 24 ok, 0 invalid, 0 failed"), std::string::npos) << r.out;
+  EXPECT_EQ(lines(r.err).size(), 24u) << "one progress line per point when stderr is not a terminal:\n" << r.err;
+
+  const auto rows = jsonl(dir_ / "out" / "results.jsonl");
+  auto csv = csv_rows(dir_ / "out" / "results.csv");
+  ASSERT_EQ(rows.size(), 24u);
+  ASSERT_EQ(csv.size(), 24u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json want = grid24_params(i);
+    for (const auto& [k, v] : want.items()) EXPECT_EQ(rows[i][k], v) << "point " << i << " " << k;
+    EXPECT_EQ(rows[i]["status"], "ok") << rows[i].dump();
+    EXPECT_EQ(csv[i]["point"], rows[i]["point"].get<std::string>());
+    EXPECT_EQ(csv[i]["parallelism.tp"], std::to_string(want["parallelism.tp"].get<int>()));
+    EXPECT_EQ(csv[i]["strategies.pipeline_schedule.name"], want["strategies.pipeline_schedule.name"]);
+    EXPECT_EQ(std::stod(csv[i]["tokens_per_s"]), rows[i]["tokens_per_s"].get<double>());
+    EXPECT_EQ(csv[i]["status"], "ok");
+  }
+  // Point 17: tp 4, zb-h1, micro-batch 2 - the same numbers as `llmsim run` with those --set values.
+  ASSERT_EQ(grid24_params(17), json({{"parallelism.tp", 4}, {"strategies.pipeline_schedule.name", "zb-h1"},
+                                     {"training.micro_batch", 2}}));
+  const json direct = run_summary("scenarios/default.json", fast_sets() + " --set parallelism.tp=4 --set "
+                                  "strategies.pipeline_schedule.name=zb-h1 --set training.micro_batch=2");
+  const json& row = rows[17];
+  for (const char* k : {"iteration_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu",
+                        "pipeline_bubble_fraction", "exposed_comm_time_s", "simulated_events"})
+    EXPECT_EQ(row[k], direct[k]) << k;
+  EXPECT_EQ(row["parallelism.dp"], direct["parallelism"]["dp"]);
+  EXPECT_EQ(row["time_breakdown_s.gemm"], direct["time_breakdown_s"]["gemm"]);
+  EXPECT_EQ(row["peak_memory_bytes"].get<double>(), max_of(direct["peak_memory_bytes"]));
+  EXPECT_EQ(row["summary_status"], "ok");
+  EXPECT_FALSE(row.contains("serving.ttft_s.p50")) << "a training sweep has no serving columns";
+  // The point's own output directory is a complete llmsim run.
+  EXPECT_EQ(json::parse(read_file(runs() / "0017" / "summary.json"))["tokens_per_s"], direct["tokens_per_s"]);
+}
+
+TEST_F(Sweep, KilledHalfwayResumesOnlyTheUnfinishedPoints) {
+  const std::string cmd = "exec '" + std::string(LLMSIM_BINARY) + "' " + fast_sweep(kGrid24) + " -j 1 >first.out 2>first.err";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (::chdir(dir_.c_str()) != 0) ::_exit(127);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  for (int i = 0; i < 60000; ++i) {  // up to a minute
+    if (fs::exists(runs()) && marked().size() >= 12) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ::kill(-pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+
+  const auto done = marked();
+  ASSERT_GE(done.size(), 12u);
+  ASSERT_LT(done.size(), 24u) << "the sweep finished before it was killed";
+  struct Stamp {
+    ino_t inode;
+    long long mtime_ns;
+    bool operator==(const Stamp& o) const { return inode == o.inode && mtime_ns == o.mtime_ns; }
+  };
+  auto stamp = [](const fs::path& p) {
+    struct stat st {};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+    return Stamp{st.st_ino, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec};
+  };
+  std::map<std::string, std::vector<Stamp>> before;
+  for (const auto& id : done)
+    before[id] = {stamp(runs() / id / "summary.json"), stamp(runs() / (id + ".done")), stamp(runs() / (id + ".log"))};
+
+  const auto r = run(fast_sweep(kGrid24) + " -j 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("resuming"), std::string::npos) << r.err;
+  std::set<std::string> ran;
+  for (const auto& l : lines(r.err))
+    if (l.rfind("sweep: ", 0) == 0 && l.find("/24 ") != std::string::npos) ran.insert(l.substr(l.find("/24 ") + 4, 4));
+  std::set<std::string> unfinished;
+  for (int i = 0; i < 24; ++i) {
+    char id[8];
+    std::snprintf(id, sizeof id, "%04d", i);
+    if (!done.count(id)) unfinished.insert(id);
+  }
+  EXPECT_EQ(ran, unfinished) << r.err;
+  for (const auto& [id, stamps] : before) {
+    const std::vector<Stamp> now = {stamp(runs() / id / "summary.json"), stamp(runs() / (id + ".done")),
+                                    stamp(runs() / (id + ".log"))};
+    EXPECT_TRUE(now == stamps) << "point " << id << " was redone";
+  }
+  const auto rows = jsonl(dir_ / "out" / "results.jsonl");
+  ASSERT_EQ(rows.size(), 24u);
+  for (const auto& row : rows) EXPECT_EQ(row["status"], "ok") << row.dump();
+  for (const auto& e : fs::directory_iterator(runs()))
+    EXPECT_EQ(e.path().filename().string().find(".partial-"), std::string::npos) << "left behind: " << e.path();
+}
+
+TEST_F(Sweep, InvalidCombinationIsARowWithTheRunsError) {
+  const auto r = run(fast_sweep("--grid parallelism.tp=2,3,4"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto direct = run("run '" + source("scenarios/default.json") + "' " + fast_sets() + " --set parallelism.tp=3 --out d");
+  ASSERT_EQ(direct.code, 2);
+  ASSERT_EQ(direct.err.rfind("error: ", 0), 0u);
+  const std::string message = lines(direct.err).at(0).substr(7);
+
+  const auto rows = jsonl(dir_ / "out" / "results.jsonl");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["status"], "ok");
+  EXPECT_EQ(rows[2]["status"], "ok");
+  EXPECT_EQ(rows[1]["status"], "invalid");
+  EXPECT_EQ(rows[1]["parallelism.tp"], 3);
+  EXPECT_EQ(rows[1]["error"], message);
+  EXPECT_TRUE(rows[1]["tokens_per_s"].is_null());
+  EXPECT_GT(rows[0]["tokens_per_s"].get<double>(), 0);
+  EXPECT_NE(r.out.find("3 points: 2 ok, 1 invalid, 0 failed"), std::string::npos) << r.out;
+  // Rerunning keeps the invalid point final: nothing runs again.
+  const auto again = run(fast_sweep("--grid parallelism.tp=2,3,4"));
+  EXPECT_EQ(again.code, 0);
+  EXPECT_EQ(again.err.find("/3 "), std::string::npos) << again.err;
+}
+
+TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
+  expect_input_error(run(fast_sweep("--zip parallelism.tp=1,2 --zip training.micro_batch=1,2,4")),
+                     "--zip training.micro_batch: has 3 values but --zip parallelism.tp has 2");
+  expect_input_error(run(fast_sweep("--grid parallelism.tpp=1,2")),
+                     "--grid parallelism.tpp: /parallelism/tpp: unknown key; did you mean \"tp\"?");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp")), "--grid parallelism.tp: expected json.path=value1,value2");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,,2")), "--grid parallelism.tp=1,,2: an empty value");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --zip parallelism.tp=1,2")),
+                     "--grid/--zip parallelism.tp: the key is varied twice");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set training.itrations=2")), "/training/itrations: unknown key");
+}
+
+TEST_F(Sweep, ChangedDefinitionAgainstAnExistingDirectoryIsAnError) {
+  ASSERT_EQ(run(fast_sweep("--grid parallelism.tp=1,2")).code, 0);
+  const std::string table = read_file(dir_ / "out" / "results.csv");
+  const auto r = run(fast_sweep("--grid parallelism.tp=1,4"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: --out " + (dir_ / "out").string() + ": holds a different sweep: --grid axis 1 is "
+                   "parallelism.tp=1,2 in the existing sweep, now parallelism.tp=1,4 (rerun the same definition to "
+                   "resume, or use another --out)\n");
+  EXPECT_EQ(read_file(dir_ / "out" / "results.csv"), table);
+}
+
+TEST_F(Sweep, SweepFileAndZipGiveTheSamePointsAsTheCommandLine) {
+  const std::string file = write("sweep.json", json::parse(R"({
+      "grid": {"parallelism.tp": [1, 2]},
+      "zip": {"training.micro_batch": [1, 2], "strategies.pipeline_schedule.name": ["gpipe", "1f1b"]},
+      "set": {"training.global_batch": 32}})"));
+  const auto r = run(fast_sweep("--sweep-file " + file));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = jsonl(dir_ / "out" / "results.jsonl");
+  ASSERT_EQ(rows.size(), 4u);
+  const json want = json::parse(R"([[1, 1, "gpipe"], [1, 2, "1f1b"], [2, 1, "gpipe"], [2, 2, "1f1b"]])");
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(rows[i]["parallelism.tp"], want[i][0]);
+    EXPECT_EQ(rows[i]["training.micro_batch"], want[i][1]);
+    EXPECT_EQ(rows[i]["strategies.pipeline_schedule.name"], want[i][2]);
+    EXPECT_EQ(rows[i]["status"], "ok");
+  }
+  // global_batch 32 from the file's "set": tp 2 (dp 4) with micro-batch 2 has 32 / (4 * 2) = 4 micro-batches.
+  EXPECT_EQ(rows[3]["parallelism.micro_batches"], 4);
+  const auto cli = run(fast_sweep("--set training.global_batch=32 --grid parallelism.tp=1,2 "
+                                  "--zip training.micro_batch=1,2 --zip strategies.pipeline_schedule.name=gpipe,1f1b",
+                                  "cli"));
+  ASSERT_EQ(cli.code, 0) << cli.err;
+  const auto cli_rows = jsonl(dir_ / "cli" / "results.jsonl");
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(cli_rows[i]["tokens_per_s"], rows[i]["tokens_per_s"]) << i;
+}
+
+}  // namespace
+}  // namespace llmsim::test

@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Draws simulated against published values as grouped bars (simulated beside published for each label, the
+error in % above each pair, the mean absolute error in the legend), e.g. the TFLOP/s per GPU of Megatron-LM's
+Table 1 configurations or the throughput of strategies.
+
+Usage: tools/plot_comparison.py TABLE.csv [--x label] [--y simulated] [--published published] [--unit U]
+                                [--ylabel TEXT] [--out comparison.png ...]
+TABLE.csv has a header row; by default the columns label,simulated,published[,unit] (a row with an empty
+published value gets its simulated bar only). For a sweep's results.csv name the columns: --x for the bar
+labels, --y for the simulated value and --published for the reference (omit the column to draw simulated
+values alone). The output format follows the file extension (png, pdf, svg); --out may be repeated.
+"""
+import argparse
+import csv
+
+import paper_style
+
+
+def number(text, where):
+    try:
+        return float(text)
+    except ValueError:
+        raise SystemExit(f"{where}: '{text}' is not a number")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("table", help="CSV file with a header row")
+    ap.add_argument("--x", default="label", help="column of the bar labels (default label)")
+    ap.add_argument("--y", default="simulated", help="column of the simulated values (default simulated)")
+    ap.add_argument("--published", default="published", help="column of the published values (default published)")
+    ap.add_argument("--unit", default=None, help="unit for the axis (default: the table's unit column, if any)")
+    ap.add_argument("--ylabel", default=None, help="axis label (default: the unit, else the --y column)")
+    paper_style.add_out_argument(ap, "comparison.png")
+    args = ap.parse_args()
+
+    rows = list(csv.DictReader(open(args.table)))
+    if not rows:
+        raise SystemExit(f"{args.table}: no rows")
+    for col in (args.x, args.y):
+        if col not in rows[0]:
+            raise SystemExit(f"{args.table}: no column '{col}' (columns: {', '.join(rows[0])})")
+    has_published = args.published in rows[0]
+    labels = [r[args.x] for r in rows]
+    simulated = [number(r[args.y], f"{args.table} row {i + 2}, {args.y}") for i, r in enumerate(rows)]
+    published = [number(r[args.published], f"{args.table} row {i + 2}, {args.published}")
+                 if has_published and r[args.published].strip() else None for i, r in enumerate(rows)]
+    units = {r["unit"] for r in rows if r.get("unit")}
+    unit = args.unit or (units.pop() if len(units) == 1 else "")
+    errors = [100 * (s - p) / p if p else None for s, p in zip(simulated, published)]
+    known = [abs(e) for e in errors if e is not None]
+
+    n = len(rows)
+    fig, ax = paper_style.figure(max(paper_style.COLUMN_WIDTH, 1.0 + 0.42 * n), 2.3)
+    width = 0.38 if known else 0.6
+    xs = list(range(n))
+    ax.bar([x - width / 2 if known else x for x in xs], simulated, width, color=paper_style.colour(0), label="simulated")
+    if known:
+        ax.bar([x + width / 2 for x in xs], [p if p is not None else 0 for p in published], width,
+               color=paper_style.colour(1), label=f"published (MAE {sum(known) / len(known):.1f}%)")
+    top = max(simulated + [p for p in published if p is not None])
+    for x, s, p, e in zip(xs, simulated, published, errors):
+        if e is not None:
+            ax.text(x, max(s, p) + 0.02 * top, f"{e:+.1f}%", ha="center", va="bottom", fontsize=6)
+    ax.set_xticks(xs)
+    rotate = n > 4 or max(len(label) for label in labels) > 10
+    ax.set_xticklabels(labels, rotation=30 if rotate else 0, ha="right" if rotate else "center")
+    ax.set_ylabel(args.ylabel or unit or args.y)
+    ax.set_ylim(0, top * 1.15)
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 1.12), ncol=2)
+    paper_style.save(fig, args, f"{n} rows" + (f", mean |error| {sum(known) / len(known):.1f}%" if known else ""))
+
+
+if __name__ == "__main__":
+    main()
