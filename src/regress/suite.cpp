@@ -1,13 +1,9 @@
 #include "llmsim/regress/suite.hpp"
 
-#include <spawn.h>
-#include <stdlib.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,8 +11,7 @@
 #include <sstream>
 
 #include "llmsim/util/error.hpp"
-
-extern char** environ;
+#include "llmsim/util/process.hpp"
 
 namespace llmsim::regress {
 
@@ -68,19 +63,11 @@ pid_t spawn_run(const std::string& executable, const std::string& file, const st
     args.push_back("--set");
     args.push_back(o);
   }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, (work / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, (work / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw SimulationError("regress: cannot start " + executable + " for " + file);
-  return pid;
+  try {
+    return util::spawn_logged(args, (work / "stdout").string(), (work / "stderr").string());
+  } catch (const std::runtime_error& e) {
+    throw SimulationError("regress: " + std::string(e.what()) + " for " + file);
+  }
 }
 
 /// The outcome of one finished child; throws ScenarioError for bad input (exit 2).
@@ -90,9 +77,7 @@ ScenarioRun collect(const std::string& file, int status, const fs::path& work) {
   const std::string err = last_line(read_text(work / "stderr"));
   if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw ScenarioError(file, err);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    r.failure = (WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
-                                   : "killed by signal " + std::to_string(WTERMSIG(status))) +
-                (err.empty() ? "" : ": " + err);
+    r.failure = util::describe_status(status) + (err.empty() ? "" : ": " + err);
     return r;
   }
   try {

@@ -7,7 +7,7 @@
 
 #include "llmsim/sweep/local_backend.hpp"
 #include "llmsim/sweep/point_run.hpp"
-#include "llmsim/sweep/process.hpp"
+#include "llmsim/util/process.hpp"
 #include "llmsim/sweep/results.hpp"
 #include "llmsim/sweep/slurm.hpp"
 #include "llmsim/util/error.hpp"
@@ -96,7 +96,7 @@ int sweep_run_point_command(const std::string& path, long index) {
     throw ScenarioError("run-point", "index " + std::to_string(index) + " outside 0.." + std::to_string(points.size() - 1));
   const Point& p = points[static_cast<size_t>(index)];
   if (is_final(read_marker(dir, p.id))) return 0;
-  const auto o = finish_point(dir, p, wait_for(start_point(dir, def, p, "/proc/self/exe")));
+  const auto o = finish_point(dir, p, util::wait_for(start_point(dir, def, p, "/proc/self/exe")));
   std::cout << "sweep point " << p.id << ": " << o.status << (o.error.empty() ? "" : " (" + o.error + ")") << "\n";
   return 0;
 }

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "llmsim/sweep/point_run.hpp"
-#include "llmsim/sweep/process.hpp"
+#include "llmsim/util/process.hpp"
 
 namespace llmsim::sweep {
 

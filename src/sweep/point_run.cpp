@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "llmsim/sweep/process.hpp"
+#include "llmsim/util/process.hpp"
 
 namespace llmsim::sweep {
 
@@ -50,7 +50,7 @@ pid_t start_point(const SweepDir& dir, const SweepDefinition& d, const Point& p,
   for (const auto* sets : {&d.sets, &p.sets})
     for (const auto& s : *sets) argv.insert(argv.end(), {"--set", s});
   argv.insert(argv.end(), {"--out", dir.run(p.id).string()});
-  return spawn_logged(argv, dir.log(p.id).string());
+  return util::spawn_logged(argv, dir.log(p.id).string());
 }
 
 Outcome finish_point(const SweepDir& dir, const Point& p, int wait_status) {
@@ -61,7 +61,7 @@ Outcome finish_point(const SweepDir& dir, const Point& p, int wait_status) {
   } else {
     o.status = o.exit_code == 2 ? "invalid" : "failed";
     o.error = last_error_line(dir.log(p.id));
-    if (o.error.empty()) o.error = "llmsim run ended with " + describe_status(wait_status);
+    if (o.error.empty()) o.error = "llmsim run ended with " + util::describe_status(wait_status);
   }
   write_atomically(dir.marker(p.id),
                    json{{"status", o.status}, {"exit_code", o.exit_code}, {"error", o.error}}.dump() + "\n");

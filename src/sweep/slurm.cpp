@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "llmsim/scenario/loader.hpp"
-#include "llmsim/sweep/process.hpp"
+#include "llmsim/util/process.hpp"
 #include "llmsim/util/error.hpp"
 
 namespace llmsim::sweep {
@@ -83,17 +83,17 @@ std::string submit(const SweepDir& dir, const std::vector<size_t>& indices, cons
   const fs::path script = dir.slurm() / "sweep.sbatch";
   write_atomically(script, sbatch_script(dir, indices, copy.string(), o));
   fs::permissions(script, fs::perms::owner_exec, fs::perm_options::add);
-  const auto r = run_captured({"sbatch", "--parsable", script.string()});
+  const auto r = util::run_captured({"sbatch", "--parsable", script.string()});
   const std::string id = trim(r.out.substr(0, r.out.find(';')));
   if (r.status != 0 || id.empty())
-    throw std::runtime_error("sbatch " + script.string() + " failed (" + describe_status(r.status) + "): " + trim(r.err));
+    throw std::runtime_error("sbatch " + script.string() + " failed (" + util::describe_status(r.status) + "): " + trim(r.err));
   write_atomically(dir.slurm() / "job_id", id + "\n");
   return id;
 }
 
 void wait_for_job(const std::string& job, const std::function<bool()>& poll) {
   while (!poll()) {
-    const auto r = run_captured({"squeue", "-h", "-j", job, "-o", "%i"});
+    const auto r = util::run_captured({"squeue", "-h", "-j", job, "-o", "%i"});
     // squeue forgets a finished job after MinJobAge and then says "Invalid job id": gone as well.
     if (trim(r.out).empty() && (r.status == 0 || r.err.find("Invalid job id") != std::string::npos)) {
       poll();

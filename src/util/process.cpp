@@ -1,4 +1,4 @@
-#include "llmsim/sweep/process.hpp"
+#include "llmsim/util/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 
 extern char** environ;
 
-namespace llmsim::sweep {
+namespace llmsim::util {
 
 namespace {
 
@@ -30,12 +30,15 @@ pid_t spawn(const std::vector<std::string>& argv, posix_spawn_file_actions_t* ac
 
 }  // namespace
 
-pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& output_file) {
+pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& output_file, const std::string& error_file) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  if (error_file.empty())
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  else
+    posix_spawn_file_actions_addopen(&actions, 2, error_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   return spawn(argv, &actions);
 }
 
@@ -95,4 +98,4 @@ Captured run_captured(const std::vector<std::string>& argv) {
   return c;
 }
 
-}  // namespace llmsim::sweep
+}  // namespace llmsim::util

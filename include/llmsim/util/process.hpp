@@ -1,16 +1,18 @@
 #pragma once
-// Child processes of a sweep (posix_spawn): the `llmsim run` of a point, and sbatch/squeue for SLURM.
+// Child processes (posix_spawn): the `llmsim run`s of a sweep or a regression suite, sbatch/squeue for SLURM.
 // Errors starting a program are std::runtime_error naming it.
 #include <sys/types.h>
 
 #include <string>
 #include <vector>
 
-namespace llmsim::sweep {
+namespace llmsim::util {
 
-/// Starts argv[0] (a path, or a name looked up in PATH) with stdin from /dev/null and stdout and stderr
-/// written to `output_file` (truncated). The child stays in the caller's process group.
-pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& output_file);
+/// Starts argv[0] (a path, or a name looked up in PATH) with stdin from /dev/null, stdout written to `output_file`
+/// and stderr to `error_file` (both truncated; empty `error_file`: stderr into `output_file` too). The child stays
+/// in the caller's process group.
+pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& output_file,
+                   const std::string& error_file = "");
 
 /// Waits for `pid` (retrying on EINTR); returns its wait status.
 int wait_for(pid_t pid);
@@ -26,4 +28,4 @@ struct Captured {
 /// (e.g. not found in PATH).
 Captured run_captured(const std::vector<std::string>& argv);
 
-}  // namespace llmsim::sweep
+}  // namespace llmsim::util
