@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   step->add_option("--context", step_opts.context, "tokens in each decoding sequence's KV cache")
       ->check(CLI::Range(0, 1 << 24))
       ->needs(decode);
+  decode->needs("--context");
   prefill->excludes(decode);
 
   std::string schema_format = "markdown";

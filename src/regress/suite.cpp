@@ -55,6 +55,17 @@ std::string last_line(const std::string& text) {
   return last.rfind("error: ", 0) == 0 ? last.substr(7) : last;
 }
 
+/// A regress baseline (its "llmsim_version" key), not a scenario: a suite may keep its own baseline beside the
+/// scenarios while another is compared.
+bool is_baseline(const fs::path& file) {
+  try {
+    const auto j = nlohmann::json::parse(read_text(file));
+    return j.is_object() && j.contains("llmsim_version");
+  } catch (const nlohmann::json::exception&) {
+    return false;  // not JSON: the run reports it
+  }
+}
+
 /// Starts `executable run FILE --out OUT --log-level warn --set ...` with stdout and stderr in files of `work`.
 pid_t spawn_run(const std::string& executable, const std::string& file, const std::vector<std::string>& overrides,
                 const fs::path& work) {
@@ -98,7 +109,7 @@ std::vector<std::string> suite_files(const std::string& dir, const std::string& 
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".json" || !e.is_regular_file()) continue;
     std::error_code ec2;
-    if (fs::weakly_canonical(e.path(), ec2) == skip) continue;
+    if (fs::weakly_canonical(e.path(), ec2) == skip || is_baseline(e.path())) continue;
     files.push_back(e.path().string());
   }
   if (ec) throw ScenarioError(dir, "cannot list the suite directory (" + ec.message() + ")");

@@ -79,9 +79,9 @@ nlohmann::json run_serving(const scenario::Scenario& scenario, const std::string
     if (capacity > 0) s.serving.rate_scale = capacity;
   }
   const auto requests = serving::make_requests(s, s.serving.rate_scale);
+  const auto result = serving::simulate_serving(s, requests);
   spdlog::info("{}: {} requests over {:.1f} s on {} replicas", s.name, requests.size(),
                requests.back().arrival - requests.front().arrival, s.parallelism.dp);
-  const auto result = serving::simulate_serving(s, requests);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   auto summary = report::serving_summary(s, result, wall);
   if (s.serving.capacity_search) {

@@ -179,12 +179,18 @@ Field family_field(json& parent, const Family& fam) {
 bool is_serving(const json& raw) { return raw.is_object() && raw.value("kind", json("training")) == json("serving"); }
 
 /// Serving and training scenarios have their own sections: the other kind's section is an error, not ignored.
+/// The kind is checked first: the sections allowed depend on it.
 void check_kind_sections(const json& raw) {
-  if (is_serving(raw) && raw.contains("training"))
-    throw ScenarioError("/training", "a serving scenario has no training section (serving.precision sets the "
-                                     "precision, parallelism.dp the replicas)");
-  if (!is_serving(raw) && raw.contains("serving"))
-    throw ScenarioError("/serving", "the serving section needs \"kind\": \"serving\"");
+  const FieldList top = top_level_fields();
+  const json kind = raw.value("kind", json("training"));
+  json probe = {{"kind", kind}};
+  apply_schema(probe, "", {*std::find_if(top.begin(), top.end(), [](const Field& f) { return f.key == "kind"; })});
+  for (const auto& f : top)
+    if (raw.contains(f.key) && !section_allowed(f.key, kind.get<std::string>()))
+      throw ScenarioError("/" + f.key, is_serving(raw) ? "a serving scenario has no " + f.key + " section (serving.* "
+                                                         "sets the workload, precision and scheduling, parallelism.dp "
+                                                         "the replicas)"
+                                                       : "the serving section needs \"kind\": \"serving\"");
 }
 
 /// The field table of `raw`: the sections of its kind, each family with the parameters of the member it names.
@@ -199,6 +205,7 @@ FieldList scenario_fields(json& raw) {
     fields.push_back(std::move(f));
   }
   for (const auto& fam : families()) {
+    if (fam.section.empty() && !section_allowed(fam.key, kind)) continue;
     FieldList* list = &fields;
     json* parent = &raw;
     if (!fam.section.empty()) {
@@ -244,7 +251,8 @@ FieldList section_fields(const std::string& section) {
 }
 
 bool section_allowed(const std::string& section, const std::string& kind) {
-  if (section == "training") return kind != "serving";
+  if (section == "training" || section == "strategies" || section == "faults" || section == "routing")
+    return kind != "serving";
   if (section == "serving") return kind == "serving";
   return true;
 }
@@ -288,8 +296,8 @@ Scenario resolve(json raw, const std::string& source_dir) {
     strategy::make_moe_pipeline(s);
     strategy::make_fault_tolerance(s);
     faults::failures_of(s);  // the failures exist on this cluster (a trace is read and checked)
+    moe::make_routing(s);
   }
-  moe::make_routing(s);
   platform::make_topology(s);           // the topology's own cross-field rules
   return s;
 }

@@ -218,5 +218,14 @@ TEST_F(Regress, BadInputExitsTwo) {
   expect_input_error(regress("-j 0"), "");
 }
 
+TEST_F(Regress, ABaselineKeptInTheSuiteIsNotRunAsAScenario) {
+  training_only();
+  make_baseline();
+  fs::copy_file(dir_ / "base.json", dir_ / "suite" / "baseline.json");  // the suite's own, another is compared
+  const auto r = regress("");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("7 metrics: 7 ok"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace llmsim::test

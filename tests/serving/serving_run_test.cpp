@@ -135,6 +135,9 @@ TEST_F(ServingRun, BadInputIsAClearError) {
   const auto r = run("run '" + write("b.json", k) + "' --out out");
   expect_input_error(r, "");
   EXPECT_NE(r.err.find("bad.csv:3:"), std::string::npos) << r.err;
+  auto f = serving_json("A100-SXM4-80GB", 8);
+  f["faults"] = {{"process", "exponential"}};  // training-only sections are errors, not ignored
+  expect_input_error(run("run '" + write("f.json", f) + "' --out out"), "/faults: a serving scenario has no faults");
   auto l = serving_json("A100-SXM4-80GB", 8);
   l["serving"]["prefill_replicas"] = 1;  // one replica of tp 8 on the 8 GPUs: none left to decode
   expect_input_error(run("run '" + write("c.json", l) + "' --out out"), "/serving/prefill_replicas");

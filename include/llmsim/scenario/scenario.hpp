@@ -120,7 +120,7 @@ struct Strategies {
 
 /// Failures over a training horizon (faults/failure_process.hpp); process "none" = a plain run.
 struct Faults {
-  StrategyChoice process;
+  StrategyChoice process{"none", nlohmann::json::object()};  ///< "none" for kinds without failures (serving)
   double horizon = 0;  ///< simulated training time [s]
   double sample = 0;   ///< throughput CSV bucket [s]
   int spare_nodes = 0; ///< nodes standing by to replace failed ones
