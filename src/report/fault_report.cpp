@@ -52,7 +52,7 @@ std::string fault_summary_table(const json& s) {
   std::ostringstream os;
   auto row = [&](const std::string& label, const std::string& value) { os << table_row(label, value); };
   const auto num = format_number;
-  os << "llmsim - " << s["scenario"].get<std::string>() << " under failures\n";
+  os << "llmsim " LLMSIM_VERSION " - " << s["scenario"].get<std::string>() << " under failures\n";
   row("model / hardware", s["model"].get<std::string>() + " on " + std::to_string(s["gpus"].get<long long>()) + " x " +
                               s["hardware"].get<std::string>());
   row("failures / module", f["process"].get<std::string>() + ", " + std::to_string(f["failures"].get<int>()) +

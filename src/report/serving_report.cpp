@@ -136,7 +136,7 @@ std::string serving_summary_table(const json& summary) {
            format_number(1e3 * x["p90"].get<double>(), "%.1f") + " / " +
            format_number(1e3 * x["p99"].get<double>(), "%.1f ms");
   };
-  std::string out = "llmsim - " + summary["name"].get<std::string>() + " (serving)\n";
+  std::string out = "llmsim " LLMSIM_VERSION " - " + summary["name"].get<std::string>() + " (serving)\n";
   out += table_row("model / hardware", summary["model"].get<std::string>() + " on " +
                                            std::to_string(summary["gpus"].get<long>()) + " x " +
                                            summary["hardware"].get<std::string>());
@@ -161,6 +161,11 @@ std::string serving_summary_table(const json& summary) {
                                              " blocks");
   out += table_row("batch mean / preemptions", format_number(v["batch_size"]["mean"].get<double>(), "%.1f / ") +
                                                    std::to_string(v["preemptions"].get<int>()));
+  if (summary.contains("capacity"))
+    out += table_row("capacity (SLO attainment)",
+                     format_number(summary["capacity"]["rate_scale"].get<double>(), "%.4g x the workload's rate = ") +
+                         format_number(summary["capacity"]["requests_per_s"].get<double>(), "%.3g req/s (") +
+                         format_number(100 * summary["capacity"]["attainment_target"].get<double>(), "%.0f%%)"));
   out += table_row("wall time", format_number(summary["wall_time_s"].get<double>(), "%.2f s"));
   return out;
 }
