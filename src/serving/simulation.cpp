@@ -164,9 +164,10 @@ class Run {
 
 /// Every request must fit a replica alone: prompt + output tokens within the blocks the watermark leaves.
 void check_fits(const scenario::Scenario& s, const std::vector<Request>& requests, const KvGeometry& kv) {
+  const KvBlocks pool(kv.blocks, kv.block_size);
   const long usable = kv.blocks - static_cast<long>(std::ceil(s.serving.kv_cache.watermark * kv.blocks));
   for (const auto& r : requests) {
-    const long need = (static_cast<long>(r.prompt_tokens) + r.output_tokens + kv.block_size - 1) / kv.block_size;
+    const long need = pool.blocks_for(static_cast<long>(r.prompt_tokens) + r.output_tokens);
     if (need > usable)
       throw ScenarioError("/serving/kv_cache", "request " + std::to_string(r.id) + " (" + std::to_string(r.prompt_tokens) +
                                                    " prompt + " + std::to_string(r.output_tokens) +

@@ -1,7 +1,6 @@
 #include "llmsim/serving/step_model.hpp"
 
 #include <cmath>
-#include <numeric>
 
 namespace llmsim::serving {
 
@@ -23,9 +22,8 @@ model::LayerShape serving_shape(const scenario::Scenario& s) {
 
 StepModel::StepModel(const scenario::Scenario& s)
     : cm_(s.hardware, s.serving.precision), x_(serving_shape(s)), cal_(s.hardware.calibration),
-      tree_levels_(std::ceil(std::log2(static_cast<double>(s.parallelism.tp)))) {
-  const int pp = s.parallelism.pp, layers = s.model.layers;
-  for (int i = 0; i < pp; ++i) stage_layers_.push_back(layers / pp + (i < layers % pp ? 1 : 0));
+      tree_levels_(std::ceil(std::log2(static_cast<double>(s.parallelism.tp)))), layers_(s.model.layers),
+      stages_(s.parallelism.pp) {
   tp_group_.node_of_member.assign(s.parallelism.tp, 0);
   tp_group_.switch_reduction = s.hardware.nvswitch_reduction && s.cluster.intra_node == "nvswitch";
   links_.intra_bandwidth = cm_.nvlink_bandwidth();
@@ -33,7 +31,7 @@ StepModel::StepModel(const scenario::Scenario& s)
   links_.inter_bandwidth = s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
   links_.inter_latency = s.cluster.nic_latency;
   // Consecutive stages sit on the same node while tp * pp fits in it, else they cross the network.
-  const bool same_node = s.parallelism.tp * pp <= s.cluster.gpus_per_node;
+  const bool same_node = s.parallelism.tp * stages_ <= s.cluster.gpus_per_node;
   stage_send_bandwidth_ = same_node ? links_.intra_bandwidth : links_.inter_bandwidth;
   stage_send_latency_ = same_node ? links_.intra_latency : links_.inter_latency;
 }
@@ -53,11 +51,10 @@ double StepModel::tp_all_reduce(double bytes) const {
 double StepModel::step_time(const model::InferenceStep& st, int sequences) const {
   const double activation = st.tokens() * x_.h * x_.bytes_per_element;
   const double layer = kernels_time(model::inference_layer(x_, st)) + 2 * tp_all_reduce(activation);
-  const int layers = std::accumulate(stage_layers_.begin(), stage_layers_.end(), 0);
-  const double sends = (stage_layers_.size() - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
+  const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
   const double engine = cal_.serving_step_overhead + cal_.serving_sequence_overhead * sequences +
-                        2 * layers * cal_.serving_collective_hop * tree_levels_;
-  return layers * layer + kernels_time(model::inference_embedding(x_, st)) + kernels_time(model::inference_head(x_, st)) +
+                        2 * layers_ * cal_.serving_collective_hop * tree_levels_;
+  return layers_ * layer + kernels_time(model::inference_embedding(x_, st)) + kernels_time(model::inference_head(x_, st)) +
          sends + engine;
 }
 

@@ -34,12 +34,12 @@ class StepModel {
   double kernels_time(const std::vector<model::Kernel>& ks) const;
   hardware::ComputeModel cm_;
   model::LayerShape x_;
-  std::vector<int> stage_layers_;
   collectives::GroupLayout tp_group_;
   collectives::LinkParams links_;
   double stage_send_bandwidth_ = 0, stage_send_latency_ = 0;  ///< between consecutive pp stages
   scenario::Calibration cal_;
   double tree_levels_ = 0;  ///< ceil(log2 tp)
+  int layers_ = 0, stages_ = 1;  ///< of the whole model; pp
 };
 
 /// The layer shape of a serving replica (tp, the model's dimensions, serving.precision).
