@@ -11,6 +11,13 @@ namespace {
 using namespace llmsim;
 using namespace llmsim::test;
 
+/// [s] the `steps` decode steps of one sequence whose KV cache grows from `context` tokens.
+double decode_steps(const serving::StepModel& m, int context, int steps) {
+  double t = 0;
+  for (int i = 0; i < steps; ++i) t += m.decode_time(1, context + i);
+  return t;
+}
+
 class ServingRun : public Cli {
  protected:
   /// Runs scenario `j` (written to a file) and returns requests.csv as rows of numbers (header dropped).
@@ -44,8 +51,7 @@ TEST_F(ServingRun, OneRequestAloneHasTheStepModelsPrefillAndDecodeTimes) {
   ASSERT_EQ(rows.size(), 1u);
   const serving::StepModel m(serving_scenario(j));
   EXPECT_NEAR(rows[0][kTtft], m.prefill_time(512), 1e-9);
-  double decode = 0;  // 15 decode steps after the prefill's first token, the KV growing from 512 tokens
-  for (int i = 0; i < 15; ++i) decode += m.decode_time(1, 512 + i);
+  const double decode = decode_steps(m, 512, 15);  // after the prefill's first token
   EXPECT_NEAR(rows[0][kTpot], decode / 15, 1e-9);
   EXPECT_NEAR(rows[0][kE2e], m.prefill_time(512) + decode, 1e-9);
   EXPECT_EQ(rows[0][kPreemptions], 0);
@@ -93,8 +99,7 @@ TEST_F(ServingRun, DisaggregationSendsTheKvCacheThenDecodesOnTheOtherReplica) {
   EXPECT_EQ(rows[0][kReplica], 1);
   const serving::StepModel m(serving_scenario(j));
   EXPECT_NEAR(rows[0][kTtft], m.prefill_time(512), 1e-9);  // the first token comes from the prefill replica
-  double decode = 0;
-  for (int i = 0; i < 15; ++i) decode += m.decode_time(1, 512 + i);
+  const double decode = decode_steps(m, 512, 15);
   EXPECT_NEAR(rows[0][kFinished] - rows[0][kFirst] - rows[0][kTransfer], decode, 1e-9);
   const double wire = 512 * 327680.0 / (8 * 25e9);  // at line rate; efficiency and latency make it longer
   EXPECT_GT(rows[0][kTransfer], wire);
