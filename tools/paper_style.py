@@ -3,6 +3,8 @@ sizes of one- and two-column papers, tight layout, 300 dpi PNG. Every plot scrip
 pyplot, builds its figure with `figure()` and writes it with `save()`; `--out` may be repeated and each file's
 extension (png, pdf, svg) picks its format.
 """
+import csv
+import json
 import os
 
 import matplotlib
@@ -66,6 +68,15 @@ def figure(width="column", height=None, nrows=1, ncols=1, **kwargs):
     w = {"column": COLUMN_WIDTH, "text": TEXT_WIDTH}.get(width, width)
     h = height if height is not None else 0.62 * COLUMN_WIDTH
     return plt.subplots(nrows, ncols, figsize=(w, h), **kwargs)
+
+
+def read_run(run, table, what):
+    """(rows of the run's CSV `table`, its summary.json); exits naming `what` the run must be if the CSV is
+    missing."""
+    path = os.path.join(run, table)
+    if not os.path.exists(path):
+        raise SystemExit(f"{run}: no {table} (is it the output of {what}?)")
+    return list(csv.DictReader(open(path))), json.load(open(os.path.join(run, "summary.json")))
 
 
 def add_out_argument(parser, default):

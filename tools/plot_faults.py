@@ -6,7 +6,6 @@ Usage: tools/plot_faults.py results/<run> [results/<run> ...] [--out faults.png 
 The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
 import argparse
-import csv
 import json
 import os
 
@@ -21,11 +20,7 @@ def main():
 
     fig, ax = paper_style.figure("text", 2.6)
     for i, run in enumerate(args.runs):
-        csv_path = os.path.join(run, "throughput.csv")
-        if not os.path.exists(csv_path):
-            raise SystemExit(f"{run}: no throughput.csv (is it the output of a run with faults.process set?)")
-        rows = list(csv.DictReader(open(csv_path)))
-        summary = json.load(open(os.path.join(run, "summary.json")))
+        rows, summary = paper_style.read_run(run, "throughput.csv", "a run with faults.process set")
         f = summary["faults"]
         colour = paper_style.colour(i)
         label = f"{f['fault_tolerance']} ({100 * f['throughput_drop']:.1f}% drop)"

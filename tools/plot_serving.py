@@ -7,7 +7,6 @@ The output format follows the file extension (png, pdf, svg); --out may be repea
 """
 import argparse
 import csv
-import json
 import os
 
 import paper_style
@@ -25,11 +24,7 @@ def main():
 
     fig, axes = paper_style.figure("text", 2.0, 1, 4)
     for i, run in enumerate(args.runs):
-        path = os.path.join(run, "requests.csv")
-        if not os.path.exists(path):
-            raise SystemExit(f"{run}: no requests.csv (is it the output of a serving run?)")
-        rows = list(csv.DictReader(open(path)))
-        summary = json.load(open(os.path.join(run, "summary.json")))
+        rows, summary = paper_style.read_run(run, "requests.csv", "a serving run")
         sv = summary["serving"]
         label = f"{summary['name']} ({sv['scheduler']})"
         series = [("ttft_s", "TTFT [s]", sv["slo"]["ttft_s"], lambda r: True),
