@@ -1,5 +1,6 @@
 // llmsim command-line front end: parses arguments (CLI11) and calls the library. Exit codes: 0 success,
-// 2 bad input (scenario or command line), 1 simulation failure.
+// 2 bad input (scenario or command line), 130/143 interrupted, 1 a bug in llmsim or a failed sweep point or
+// regression (util/error.hpp: one policy for every command).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -30,6 +31,10 @@ int main(int argc, char** argv) {
   run->add_option("--set", run_opts.overrides, "override a field: json.path=value (repeatable)");
   run->add_option("--log-level", run_opts.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  auto* progress_on = run->add_flag_callback("--progress", [&run_opts]() { run_opts.progress = "on"; },
+                                             "show a progress line on stderr (default: for long runs on a terminal)");
+  run->add_flag_callback("--no-progress", [&run_opts]() { run_opts.progress = "off"; }, "never show a progress line")
+      ->excludes(progress_on);
 
   llmsim::cli::RunOptions validate_opts;
   auto* validate = app.add_subcommand("validate", "check a scenario and print it resolved, without simulating");
@@ -133,7 +138,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << " (see llmsim --help)\n";
+    std::cerr << "error: " << llmsim::escape_control(e.what()) << " (see llmsim --help)\n";
     return 2;
   }
   try {
@@ -150,14 +155,7 @@ int main(int argc, char** argv) {
     if (*sweep) return llmsim::sweep::sweep_command(sweep_opts, std::cout);
     // [dispatch: each command's call above this line]
     return llmsim::cli::list_command(what, std::cout);
-  } catch (const llmsim::ScenarioError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const llmsim::SimulationError& e) {
-    std::cerr << "simulation error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
+  } catch (...) {
+    return llmsim::exit_code_for(std::current_exception(), std::cerr);
   }
 }

@@ -5,7 +5,13 @@
 #include <filesystem>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "llmsim/bench/collective_bench.hpp"
+#include "llmsim/engine/simulation.hpp"
+#include "llmsim/run/preflight.hpp"
+#include "llmsim/util/limits.hpp"
+#include "llmsim/util/progress.hpp"
 #include "llmsim/platform/topology.hpp"
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/report/fault_report.hpp"
@@ -31,10 +37,15 @@ namespace llmsim::cli {
 int run_command(const RunOptions& o) {
   spdlog::set_level(spdlog::level::from_str(o.log_level));
   const auto s = scenario::load_scenario(o.scenario, o.overrides);
-  if (s.network.model == "ns-3")
-    throw ScenarioError("/network/model", "the ns-3 packet-level model is for bench-collective with messages up to 64K; "
-                                          "training transfers are far too large for it (use CM02, LV08 or IB)");
+  const auto checked = run::preflight(s);
   const std::string out = o.out.empty() ? "results/" + s.name : o.out;
+  // Children (the S_p search, capacity probes, a fault run's templates) count in processes of their own.
+  const bool forks = s.faults.enabled() || s.serving.capacity_search ||
+                     (s.kind != "serving" && strategy::make_moe_pipeline(s)->searches_gradient_chunk());
+  const double total = s.kind == "serving" ? checked.estimate.requests : checked.ops;
+  const bool long_run = !forks && total > limits::kProgressOps;
+  const util::ProgressLine progress(o.progress == "on" || (o.progress == "auto" && long_run && ::isatty(2)),
+                                    s.kind == "serving" ? "requests" : "ops", total);
   if (s.kind == "serving") {
     std::cout << report::serving_summary_table(run::run_serving(s, out)) << "  outputs in " << out << "/\n";
     return 0;
@@ -90,9 +101,11 @@ int bench_command(const BenchCliOptions& o) {
 
 int validate_command(const RunOptions& o) {
   const auto s = scenario::load_scenario(o.scenario, o.overrides);
+  const auto checked = run::preflight(s);
+  engine::check_platform(s);  // validate never simulates after it
   std::cout << s.resolved.dump(2) << "\n";
-  std::cerr << "ok: " << s.name << " (" << s.cluster.total_gpus() << " GPUs, tp " << s.parallelism.tp << ", pp "
-            << s.parallelism.pp << ", dp " << s.parallelism.dp << ")\n";
+  std::cerr << "ok: " << s.name << " (tp " << s.parallelism.tp << ", pp " << s.parallelism.pp << ", dp "
+            << s.parallelism.dp << "; " << checked.describe() << ")\n";
   return 0;
 }
 

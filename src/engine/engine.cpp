@@ -15,6 +15,7 @@
 #include "llmsim/engine/plan_runner.hpp"
 #include "llmsim/engine/simulation.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/progress.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -198,6 +199,7 @@ void Runtime::run_worker(int id) {
         break;
       }
     }
+    util::progress_counter().fetch_add(1, std::memory_order_relaxed);
   }
   finished_.insert(id);
 }

@@ -23,6 +23,11 @@ std::unique_ptr<sg4::Engine> make_engine(const std::string& network_model) {
   return engine;
 }
 
+void check_platform(const scenario::Scenario& s) {
+  const auto engine = make_engine(s.network.model);
+  platform::build_platform(s, s.parallelism.tp);
+}
+
 Simulation::Simulation(const scenario::Scenario& s, int lane_width) {
   engine_ = make_engine(s.network.model);
   flow_level_ = s.network.model != "ns-3";

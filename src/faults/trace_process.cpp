@@ -9,6 +9,8 @@
 
 #include "llmsim/faults/failure_process.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/input_file.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::faults {
 namespace {
@@ -16,8 +18,7 @@ namespace {
 /// Parses `file`: a header line, then "time_h,node,duration_h[,node|nic]" per line (blank lines and lines
 /// starting with # are skipped). Any other line is an error naming the file and line.
 std::vector<Failure> read_trace(const std::string& file) {
-  if (std::filesystem::is_directory(file))
-    throw ScenarioError("/faults/process/file", file + " is a directory, not a failure trace");
+  util::check_input_file(file, "/faults/process/file", limits::kMaxDataFileBytes);
   std::ifstream in(file);
   if (!in) throw ScenarioError("/faults/process/file", "cannot open failure trace " + file);
   std::vector<Failure> out;

@@ -15,6 +15,8 @@
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/input_file.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -117,9 +119,7 @@ LLMSIM_REGISTER(Topology, "simgrid-xml", "any SimGrid platform file; its hosts i
                   namespace fs = std::filesystem;
                   fs::path file = p.at("file").get<std::string>();
                   if (file.is_relative() && !s.source_dir.empty()) file = fs::path(s.source_dir) / file;
-                  std::error_code ec;
-                  if (!fs::is_regular_file(file, ec))
-                    throw ScenarioError("/cluster/topology/file", "no platform file at " + file.string());
+                  util::check_input_file(file.string(), "/cluster/topology/file", limits::kMaxDataFileBytes);
                   if (file.extension() != ".xml")
                     throw ScenarioError("/cluster/topology/file", file.string() + " is not a .xml SimGrid platform file");
                   return std::make_unique<SimgridXml>(file.string());

@@ -10,6 +10,9 @@
 
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/scenario/json_text.hpp"
+#include "llmsim/util/input_file.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::regress {
 
@@ -29,16 +32,10 @@ const char* const kShape =
 }  // namespace
 
 Baseline read_baseline(const std::string& path) {
-  std::ifstream in(path);
-  if (!in || fs::is_directory(path)) throw ScenarioError(path, "cannot read the baseline file (give an existing baseline JSON file, or --update-baseline to write one)");
-  std::stringstream text;
-  text << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    bad(path, std::string("not JSON: ") + e.what());
-  }
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw ScenarioError(path, "no baseline file (give an existing baseline JSON file, or --update-baseline to write one)");
+  const json j = scenario::parse_json_text(util::read_input_file(path, path, limits::kMaxJsonFileBytes), path);
   if (!j.is_object()) bad(path, "not a JSON object");
   for (const auto& [key, value] : j.items())
     if (key != "llmsim_version" && key != "tolerance" && key != "scenarios") bad(path, "/" + key + ": unknown key");

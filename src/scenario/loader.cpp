@@ -1,12 +1,10 @@
 #include "llmsim/scenario/loader.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "llmsim/platform/topology.hpp"
@@ -22,6 +20,9 @@
 #include "llmsim/serving/scheduler.hpp"
 #include "llmsim/serving/workload.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/input_file.hpp"
+#include "llmsim/util/limits.hpp"
+#include "llmsim/scenario/json_text.hpp"
 
 namespace llmsim::scenario {
 
@@ -55,47 +56,20 @@ std::vector<std::string> list_presets(const std::string& folder) {
 }
 
 json read_json_file(const std::string& file) {
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) throw ScenarioError(file, "is a directory, not a scenario file");
-  std::ifstream in(file);
-  if (!in) throw ScenarioError(file, "cannot open the file (does it exist and is it readable?)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    std::string what = e.what();
-    what = what.substr(what.find(": ") == std::string::npos ? 0 : what.find(": ") + 2);
-    throw ScenarioError(file, "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
-                                  ": " + what);
-  } catch (const json::exception& e) {  // e.g. a number beyond the range of a double
-    std::string what = e.what();
-    what = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
-    throw ScenarioError(file, "unreadable JSON: " + what);
-  }
+  return parse_json_text(util::read_input_file(file, file, limits::kMaxJsonFileBytes), file);
 }
 
 json load_preset(const std::string& folder, const std::string& name, const std::string& path) {
-  const fs::path file = fs::path(config_dir()) / folder / (name + ".json");
-  if (name.find('/') != std::string::npos || !fs::exists(file)) {
-    const auto names = list_presets(folder);
+  // Looked up by name among the shipped presets: the name never reaches the file system.
+  const auto names = list_presets(folder);
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string all;
     for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
     const std::string hint = closest_match(name, names);
     throw ScenarioError(path, "unknown preset \"" + name + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
                                   " (one of: " + all + ")");
   }
-  return read_json_file(file.string());
+  return read_json_file((fs::path(config_dir()) / folder / (name + ".json")).string());
 }
 
 namespace {
@@ -113,8 +87,10 @@ void apply_override(json& scenario, const std::string& assignment) {
   const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   json value;
   try {
-    value = json::parse(text);
-  } catch (const json::exception&) {  // not JSON (or a number JSON cannot hold): taken as a string
+    value = parse_json_text(text, "--set " + assignment);
+  } catch (const ScenarioError&) {  // a bare word is taken as a string; a broken object, array or number is not
+    const bool number = !text.empty() && text.find_first_not_of("+-0123456789") == std::string::npos;
+    if (number || text.find_first_of("{[\"") == 0) throw;
     value = text;
   }
   std::stringstream parts(key);
@@ -278,6 +254,8 @@ const std::vector<Family>& families() {
 
 Scenario resolve(json raw, const std::string& source_dir) {
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
+  if (const auto at = find_null(raw); !at.empty())
+    throw ScenarioError(at, "null is not a value (leave the key out to take its default)");
   expand_presets(raw);
   const FieldList fields = scenario_fields(raw);
   apply_schema(raw, "", fields);

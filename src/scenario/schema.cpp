@@ -26,12 +26,6 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string format_number(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
 std::string type_name(const json& v) {
   if (v.is_boolean()) return "a boolean";
   if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
@@ -46,7 +40,7 @@ void check_range(const Field& f, double x, const std::string& path) {
   bool low = f.min && (f.min_exclusive ? x <= *f.min : x < *f.min);
   bool high = f.max && (f.max_exclusive ? x >= *f.max : x > *f.max);
   if (low || high || !std::isfinite(x))
-    throw ScenarioError(path, "value " + format_number(x) + " is out of range (" + describe_allowed(f) + ")");
+    throw ScenarioError(path, "value " + plain_number(x) + " is out of range (" + describe_allowed(f) + ")");
 }
 
 void check_value(const Field& f, json& v, const std::string& path) {
@@ -59,7 +53,8 @@ void check_value(const Field& f, json& v, const std::string& path) {
       // Every integer field is stored in 32 bits: larger values are out of range, not wrapped.
       constexpr double kMaxInt = 2147483647.0;
       if (v.is_number() && std::fabs(v.get<double>()) > kMaxInt)
-        throw ScenarioError(path, "value " + format_number(v.get<double>()) + " is out of range (" + describe_allowed(f) +
+        throw ScenarioError(path, "value " + (v.is_number_float() ? plain_number(v.get<double>()) : v.dump()) +
+                                      " is out of range (" + describe_allowed(f) +
                                       ", and at most 2147483647)");
       if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) v = v.get<long long>();
       if (!v.is_number_integer() && !v.is_number_unsigned()) wrong_type();
@@ -121,8 +116,24 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }  // namespace
 
 Field Field::integer(std::string key, std::string help) { return make(std::move(key), FieldType::Integer, "", std::move(help)); }
+namespace {
+/// The physical upper bound of a number in `unit` (none for fractions and unknown units): no latency, bandwidth,
+/// size or duration llmsim models comes near these, so a larger value is a typo, not a study.
+std::optional<double> unit_bound(const std::string& unit) {
+  static const std::vector<std::pair<std::string, double>> kBounds = {
+      {"us", 1e7},  {"ms", 1e7},      {"s", 1e8},       {"h", 1e5},        {"GB/s", 1e6},    {"Gbit/s", 1e7},
+      {"GiB", 1e6}, {"MB", 1e6},      {"ratio", 1e3},   {"factor", 1e6},   {"billions", 1e5}, {"elements", 1e9},
+      {"bytes", 1e15}, {"1/s", 1e9}, {"", 1e6}};
+  for (const auto& [u, bound] : kBounds)
+    if (u == unit) return bound;
+  return std::nullopt;
+}
+}  // namespace
+
 Field Field::number(std::string key, std::string unit, std::string help) {
-  return make(std::move(key), FieldType::Number, std::move(unit), std::move(help));
+  Field f = make(std::move(key), FieldType::Number, std::move(unit), std::move(help));
+  f.max = unit_bound(f.unit);
+  return f;
 }
 Field Field::boolean(std::string key, std::string help) { return make(std::move(key), FieldType::Boolean, "", std::move(help)); }
 Field Field::string(std::string key, std::string help) { return make(std::move(key), FieldType::String, "", std::move(help)); }
@@ -181,8 +192,8 @@ std::string describe_allowed(const Field& f) {
     case FieldType::NumberMap: return "an object of numbers" + (f.unit.empty() ? "" : " in " + f.unit) + " with keys from: " + join(f.allowed);
     case FieldType::Object: return "an object";
   }
-  if (f.min) s += (f.min_exclusive ? " > " : " >= ") + format_number(*f.min);
-  if (f.max) s += std::string(f.min ? " and" : "") + (f.max_exclusive ? " < " : " <= ") + format_number(*f.max);
+  if (f.min) s += (f.min_exclusive ? " > " : " >= ") + plain_number(*f.min);
+  if (f.max) s += std::string(f.min ? " and" : "") + (f.max_exclusive ? " < " : " <= ") + plain_number(*f.max);
   if (!f.unit.empty()) s += " (" + f.unit + ")";
   if (f.allow_auto) s += ", or \"auto\"";
   return s;

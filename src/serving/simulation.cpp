@@ -8,6 +8,7 @@
 #include "llmsim/engine/simulation.hpp"
 #include "llmsim/platform/cluster_platform.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/progress.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -123,6 +124,7 @@ class Run {
     rec.finished = s->finished;
     rec.replica = r;
     rec.preemptions = s->preemptions;
+    util::progress_counter().fetch_add(1, std::memory_order_relaxed);
     if (++finished_ == seqs_.size())
       for (auto& w : wake_) w->notify_all();
   }

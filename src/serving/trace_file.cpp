@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/input_file.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::serving {
 
@@ -15,8 +17,7 @@ std::string resolve_path(const std::string& file, const std::string& base_dir) {
 }
 
 TraceFile::TraceFile(std::string file, std::string json_path) : file_(std::move(file)), json_path_(std::move(json_path)) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file_, ec)) throw ScenarioError(json_path_, file_ + " is a directory, not a file");
+  util::check_input_file(file_, json_path_, limits::kMaxDataFileBytes);
   in_.open(file_);
   if (!in_) throw ScenarioError(json_path_, "cannot open " + file_ + " (does it exist and is it readable?)");
 }

@@ -7,6 +7,9 @@
 
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/scenario/json_text.hpp"
+#include "llmsim/util/input_file.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::sweep {
 
@@ -70,11 +73,9 @@ std::vector<Axis> file_axes(const ordered_json& f, const std::string& section, c
 }
 
 ordered_json read_sweep_file(const std::string& file) {
-  scenario::read_json_file(file);  // errors with line and column
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto f = ordered_json::parse(text.str());  // again, keeping the order of the axes
+  const std::string text = util::read_input_file(file, file, limits::kMaxJsonFileBytes);
+  scenario::parse_json_text(text, file);  // strictly: errors with line and column, repeated keys
+  const auto f = ordered_json::parse(text);  // again, keeping the order of the axes
   if (!f.is_object()) throw ScenarioError(file, "a sweep file is a JSON object with \"grid\", \"zip\" and \"set\"");
   for (const auto& [key, value] : f.items())
     if (key != "grid" && key != "zip" && key != "set")

@@ -321,7 +321,7 @@ TEST_F(Workload, MalformedAzureLinesNameTheFileAndLine) {
                   "/serving/workload/trace: " + file + message);
   }
   expect_starts(error(scenario({{"name", "azure-trace"}, {"trace", "missing.csv"}})),
-                "/serving/workload/trace: cannot open " + (dir_ / "missing.csv").string());
+                "/serving/workload/trace: " + (dir_ / "missing.csv").string() + " does not exist");
 }
 
 TEST_F(Workload, ZeroGeneratedTokensReadAsOneAndFractionsAreExact) {

@@ -12,6 +12,7 @@ struct RunOptions {
   std::string out;                     ///< empty = results/<scenario name>/
   std::vector<std::string> overrides;  ///< "json.path=value"
   std::string log_level = "info";
+  std::string progress = "auto";       ///< on | off | auto (a long run on a terminal)
 };
 
 struct BenchCliOptions {

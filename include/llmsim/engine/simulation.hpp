@@ -27,6 +27,10 @@ struct LinkStat {
 /// without cross-traffic and TCP window, or "ns-3").
 std::unique_ptr<simgrid::s4u::Engine> make_engine(const std::string& network_model);
 
+/// Creates the engine and builds the platform of `s` as a run does (lane width tp), then drops them: the
+/// platform's own checks (a SimGrid file's hosts and routes) without simulating. Once per process, like a run.
+void check_platform(const scenario::Scenario& s);
+
 class Simulation {
  public:
   /// Network model from s.network: CM02 (no TCP factors), LV08, IB or ns-3; cross-traffic and the TCP window

@@ -1,28 +1,45 @@
 #pragma once
-// Typed errors of llmsim. Library code throws; only main() turns an error into an exit code.
+// Typed errors of llmsim and its one exit-code policy. Library code throws; only main() turns an error into an
+// exit code, through exit_code_for() (src/util/error.cpp):
+//   ScenarioError            -> exit 2, "error: <path>: <what is wrong> (<what is allowed>)"  (the user's input)
+//   InterruptedError         -> exit 130 (SIGINT) or 143 (SIGTERM), "interrupted: no output written"
+//   SimulationError, others  -> exit 1, "internal error (a bug in llmsim, please report it): ..."
+// Exit 1 is otherwise only a result: `regress` found a regression or a failed scenario, `sweep` has failed points.
+// Every message is one line: control characters in it (from a file name, a value or a preset name) are escaped.
+#include <exception>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 
 namespace llmsim {
 
+/// `text` with every control character (< 0x20, 0x7f) written as \n, \t, \r or \xHH, so that it stays one line.
+std::string escape_control(const std::string& text);
+
+/// A number as a user wrote it: an integral value as an integer ("1000001", not "1e+06"), any other value in
+/// the shortest form that reads back to the same double ("0.1", "1.5e-07").
+std::string plain_number(double v);
+
 /// Bad input: a scenario, preset or command-line value that is wrong.
-/// `path` is a JSON pointer into the scenario ("/parallelism/tp") or a file path; `what()` is the whole
-/// one-line message "<path>: <what is wrong> (<what is allowed>)". main() prints "error: " + what() and exits 2.
+/// `path` is a JSON pointer into the scenario ("/parallelism/tp"), a flag ("--out x") or a file path; `what()` is
+/// the whole one-line message "<path>: <what is wrong> (<what is allowed>)" with control characters escaped.
 class ScenarioError : public std::runtime_error {
  public:
   ScenarioError(std::string path, const std::string& message)
-      : std::runtime_error(path + ": " + message), path_(std::move(path)) {}
+      : std::runtime_error(escape_control(path + ": " + message)), path_(std::move(path)) {}
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
 };
 
-/// A failure inside the simulation that is not the user's input (a deadlock, an inconsistent program).
-/// main() prints it and exits 1.
+/// A failure inside the simulation that is not the user's input (a deadlock, an inconsistent program): a bug.
 class SimulationError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// Prints the one line for `error` on `err` and returns the process exit code (the table above).
+int exit_code_for(const std::exception_ptr& error, std::ostream& err);
 
 }  // namespace llmsim

@@ -1,0 +1,30 @@
+#pragma once
+// The size limits of llmsim in one place (docs/decisions.md, "Limits"). Inputs over them are refused with an error
+// that names the field to change; later speed work may raise them.
+namespace llmsim::limits {
+
+/// Largest scenario, preset, sweep or baseline JSON file [bytes]: scenarios are hand-written, a few KiB.
+constexpr double kMaxJsonFileBytes = 16.0 * 1024 * 1024;
+/// Largest data file a scenario names (failure trace, request trace, length CDF, co-activation file, SimGrid
+/// platform) [bytes]: the shipped Azure traces are 0.3 and 0.7 MiB.
+constexpr double kMaxDataFileBytes = 1024.0 * 1024 * 1024;
+
+/// Largest simulation a run may start (run/work_estimate.hpp): ops of all workers, network flows, serving
+/// requests, and the memory they need [bytes] (docs/decisions.md, "Limits", has the shipped runs' sizes).
+constexpr double kMaxOps = 2e8;
+constexpr double kMaxFlows = 2e8;
+constexpr double kMaxRequests = 1e7;
+constexpr double kMaxGpus = 131072;  ///< 2^17: eight times the largest cluster llmsim is checked on (16,384)
+constexpr double kMaxSimulationBytes = 8.0 * 1024 * 1024 * 1024;
+
+/// Memory per element of a simulation [bytes], for the estimate: an op with its share of the cost table, a flow
+/// with SimGrid's action and constraint, a GPU with its host, links and routes, a request with its records.
+constexpr double kBytesPerOp = 64;
+constexpr double kBytesPerFlow = 512;
+constexpr double kBytesPerGpu = 16384;
+constexpr double kBytesPerRequest = 512;
+
+/// A run whose estimate is above this many ops (or requests) shows a progress line on a terminal.
+constexpr double kProgressOps = 2e6;
+
+}  // namespace llmsim::limits

@@ -1,0 +1,72 @@
+#include "llmsim/run/preflight.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/serving/kv_cache.hpp"
+#include "llmsim/serving/scheduler.hpp"
+#include "llmsim/serving/step_model.hpp"
+#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/util/error.hpp"
+#include "llmsim/workload/moe_chiplet.hpp"
+#include "llmsim/workload/training.hpp"
+
+namespace llmsim::run {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+void check_network_model(const scenario::Scenario& s) {
+  if (s.network.model == "ns-3")
+    throw ScenarioError("/network/model", "the ns-3 packet-level model is for bench-collective with messages up to 64K; "
+                                          "training and serving transfers are far too large for it (use CM02, LV08 or IB)");
+}
+
+void check_training(const scenario::Scenario& s, Preflight& p) {
+  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const auto schedule = strategy::make_pipeline_schedule(s);
+  const auto plan = s.kind == "moe-chiplet" ? workload::build_moe_chiplet(s, cm) : workload::build_training(s, cm, *schedule);
+  for (const auto& wk : plan.workload.workers) p.ops += static_cast<double>(wk.ops.size());
+  for (const auto& st : plan.stages) p.peak_memory = std::max(p.peak_memory, st.memory.total());
+  p.fits = p.peak_memory <= p.memory_capacity;
+  if (!p.fits && s.faults.enabled()) {
+    char what[160];
+    std::snprintf(what, sizeof what, "the failure-free job does not fit in memory (peak %.1f GiB of %.1f GiB per GPU)",
+                  p.peak_memory / kGiB, p.memory_capacity / kGiB);
+    throw ScenarioError("/faults", std::string(what) + ": there is nothing to fail (raise tp or pp, lower "
+                                                       "training.micro_batch, or set training.recompute to full)");
+  }
+}
+
+void check_serving(const scenario::Scenario& s, Preflight& p) {
+  const serving::StepModel model(s);
+  const auto scheduler = serving::make_scheduler(s);
+  const auto kv = serving::kv_geometry(s, scheduler->max_batched_tokens(), scheduler->max_batch_size());
+  p.peak_memory = kv.weight_bytes + kv.activation_bytes + kv.blocks * kv.block_bytes;
+}
+
+}  // namespace
+
+std::string Preflight::describe() const {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s; peak memory %.1f of %.1f GiB per GPU%s", describe_work(estimate).c_str(),
+                peak_memory / kGiB, memory_capacity / kGiB, fits ? "" : ": does not fit, a run reports status oom");
+  return buf;
+}
+
+Preflight preflight(const scenario::Scenario& s) {
+  Preflight p;
+  check_network_model(s);
+  p.estimate = estimate_work(s);
+  check_work(p.estimate);
+  p.memory_capacity = s.hardware.memory_bytes;
+  if (s.kind == "serving")
+    check_serving(s, p);
+  else
+    check_training(s, p);
+  return p;
+}
+
+}  // namespace llmsim::run

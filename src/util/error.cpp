@@ -1,0 +1,67 @@
+#include "llmsim/util/error.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <ostream>
+
+namespace llmsim {
+
+std::string escape_control(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+std::string plain_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e18) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {  // the shortest form that reads back exactly
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+int exit_code_for(const std::exception_ptr& error, std::ostream& err) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    err << "internal error (a bug in llmsim, please report it): out of memory; the work estimate let through a run "
+           "too large for this machine\n";
+    return 1;
+  } catch (const std::exception& e) {
+    err << "internal error (a bug in llmsim, please report it): " << escape_control(e.what()) << "\n";
+    return 1;
+  } catch (...) {
+    err << "internal error (a bug in llmsim, please report it): unknown exception\n";
+    return 1;
+  }
+}
+
+}  // namespace llmsim

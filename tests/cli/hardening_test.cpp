@@ -1,0 +1,188 @@
+// One test per class of bad input that issue 14 found accepted, crashing or hanging: each must be exit 2 with
+// one line "error: <path>: ..." and nothing written, from `validate` as from `run`.
+#include <sys/stat.h>
+
+#include "../support/cli.hpp"
+
+namespace {
+using namespace llmsim::test;
+using nlohmann::json;
+
+class Hardening : public Cli {
+ protected:
+  /// `validate` and `run` of `j` both fail with one line starting "error: <prefix>" and write nothing.
+  Result expect_rejected(const json& j, const std::string& prefix) { return expect_rejected_text(j.dump(2), prefix); }
+  Result expect_rejected_text(const std::string& text, const std::string& prefix) {
+    const std::string file = write("s.json", text);
+    expect_input_error(run("validate '" + file + "'"), prefix);
+    const auto r = run("run '" + file + "' --out out");
+    expect_input_error(r, prefix);
+    return r;
+  }
+  std::string file() const { return (dir_ / "s.json").string(); }
+  static json scenario(const std::string& shipped) { return json::parse(read_file(source(shipped))); }
+};
+
+// ---------------------------------------------------------------- exit 1 instead of 2
+
+TEST_F(Hardening, LongPresetNamesAreUnknownPresets) {
+  const std::string name(300, 'x');
+  for (const char* section : {"hardware", "model"}) {
+    json j = default_json();
+    j[section] = name;
+    const auto r = expect_rejected(j, std::string("/") + section + "/preset: unknown preset \"" + name + "\"");
+    EXPECT_NE(r.err.find("one of: "), std::string::npos) << r.err;
+  }
+  json j = default_json();
+  j["cluster"]["preset"] = name;
+  expect_rejected(j, "/cluster/preset: unknown preset");
+}
+
+TEST_F(Hardening, PresetNamesNeverReachTheFileSystem) {
+  json j = default_json();
+  j["hardware"] = "../hardware/A100-SXM4-80GB";  // a path that exists, but not a preset name
+  expect_rejected(j, "/hardware/preset: unknown preset \"../hardware/A100-SXM4-80GB\"");
+}
+
+TEST_F(Hardening, LongFaultTracePathIsOneLine) {
+  json j = scenario("scenarios/faults/mecefo-350m.json");
+  j["faults"]["process"] = {{"name", "trace"}, {"file", std::string(300, 'f') + ".csv"}};
+  expect_rejected(j, "/faults/process/file: file name too long");
+}
+
+// ---------------------------------------------------------------- work estimate
+
+TEST_F(Hardening, HugeGlobalBatchIsRefusedBeforeTheRun) {
+  json j = default_json();
+  j["training"]["global_batch"] = 1e9;  // dp 4, micro-batch 1: 2.5e8 micro-batches per pipeline
+  const auto r = expect_rejected(j, "/training/global_batch: the run would be 16 GPUs, ");
+  EXPECT_NE(r.err.find("at most 131072 GPUs, 200000000 ops"), std::string::npos) << r.err;
+}
+
+TEST_F(Hardening, MillionGpusAreRefusedNamingTheCluster) {
+  json j = default_json();
+  j["cluster"]["nodes"] = 125000;  // 10^6 GPUs
+  j["training"]["global_batch"] = 500000;  // dp 250,000: 2 micro-batches per pipeline
+  expect_rejected(j, "/cluster/nodes: the run would be 1e+06 GPUs");
+}
+
+TEST_F(Hardening, ValidateReportsTheWorkAndMemory) {
+  const auto r = run("validate '" + source("scenarios/default.json") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // gpt-1.7b, 16 GPUs, tp 2: 8 workers; interleaved v = 2, m = 64 / 4 = 16, 2 iterations: 8 * 2 * 16 * 2 * 6 ops.
+  EXPECT_NE(r.err.find("16 GPUs, about 3072 ops"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of 80.0 GiB per GPU"), std::string::npos) << r.err;
+}
+
+// ---------------------------------------------------------------- checks that lived only in run
+
+TEST_F(Hardening, FaultJobThatDoesNotFitIsInputError) {
+  json j = scenario("scenarios/faults/mecefo-350m.json");
+  j["hardware"] = {{"preset", "A100-SXM4-80GB"}, {"memory_GiB", 1}};
+  const auto r = expect_rejected(j, "/faults: the failure-free job does not fit in memory (peak ");
+  EXPECT_NE(r.err.find("of 1.0 GiB per GPU"), std::string::npos) << r.err;
+}
+
+TEST_F(Hardening, ServingWeightsBeyondTheGpuFailValidate) {
+  json j = scenario("scenarios/regression/serving-vllm.json");
+  j["parallelism"]["tp"] = 1;  // llama2-70b in fp16: 138 GB of weights on one 80 GiB GPU
+  expect_rejected(j, "/serving/kv_cache/memory_utilization: no room for a KV block");
+}
+
+TEST_F(Hardening, Ns3TrainingFailsValidate) {
+  json j = default_json();
+  j["network"] = {{"model", "ns-3"}};
+  expect_rejected(j, "/network/model:");
+}
+
+TEST_F(Hardening, TrainingOomIsAResultNotAnError) {
+  const auto r = run("validate '" + source("scenarios/pipeline/oom-gpt-145.6b-on-16-gpus.json") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("does not fit, a run reports status oom"), std::string::npos) << r.err;
+}
+
+// ---------------------------------------------------------------- one line, whatever the input holds
+
+TEST_F(Hardening, ControlCharactersAreEscaped) {
+  json j = default_json();
+  j["training"]["recompute"] = "full\nsecond line\x01";
+  auto r = expect_rejected(j, "/training/recompute: unknown value \"full\\nsecond line\\x01\"");
+  j = default_json();
+  j["model"] = "gpt\t1.7b\r";
+  expect_rejected(j, "/model/preset: unknown preset \"gpt\\t1.7b\\r\"");
+  const auto missing = run("run 'no\nsuch.json' --out out");
+  expect_input_error(missing, "no\\nsuch.json: does not exist");
+}
+
+TEST_F(Hardening, NumbersArePrintedAsWritten) {
+  json j = default_json();
+  j["cluster"]["nodes"] = 1000001;
+  expect_rejected(j, "/cluster/nodes: value 1000001 is out of range (an integer >= 1 and <= 1000000)");
+  std::string text = default_json().dump();
+  text.replace(text.find("\"nodes\":2"), 9, "\"nodes\":-9223372036854775809");
+  expect_rejected_text(text, file() + ": integer -9223372036854775809 at /cluster/nodes is beyond 64 bits");
+}
+
+// ---------------------------------------------------------------- nothing accepted silently
+
+TEST_F(Hardening, DuplicateKeysAreRejected) {
+  std::string text = default_json().dump();
+  text.replace(text.find("\"nodes\":2"), 9, "\"nodes\":2,\"nodes\":4");
+  expect_rejected_text(text, file() + ": key \"nodes\" appears twice in /cluster");
+}
+
+TEST_F(Hardening, BytesAfterTheDocumentAreRejected) {
+  const std::string text = default_json().dump();
+  expect_rejected_text(text + std::string(1, '\0'), file() + ": malformed JSON at line 1, column " +
+                                                        std::to_string(text.size() + 1) + ": a NUL byte");
+  expect_rejected_text(text + " {}", file() + ": malformed JSON at line 1");
+}
+
+TEST_F(Hardening, NullIsNeverAValue) {
+  json j = default_json();
+  j["cluster"]["bogus"] = nullptr;  // merged into the preset, a null would vanish
+  expect_rejected(j, "/cluster/bogus: null is not a value");
+  j = default_json();
+  j["cluster"]["nic_latency_us"] = nullptr;  // ... and fall back to the preset's value
+  expect_rejected(j, "/cluster/nic_latency_us: null is not a value");
+  j = default_json();
+  j["cluster"]["topology"] = {{"name", "fat-tree"}, {"bogus", nullptr}};
+  expect_rejected(j, "/cluster/topology/bogus: null is not a value");
+  expect_input_error(run("validate '" + source("scenarios/default.json") + "' --set training.iterations=null"),
+                     "/training/iterations: null is not a value");
+}
+
+TEST_F(Hardening, LatencyHasAPhysicalBound) {
+  json j = default_json();
+  j["cluster"]["nic_latency_us"] = 1e12;
+  expect_rejected(j, "/cluster/nic_latency_us: value 1000000000000 is out of range (a number >= 0 and <= 10000000 (us))");
+}
+
+// ---------------------------------------------------------------- files that never end
+
+TEST_F(Hardening, FileFieldsTakeRegularFilesOnly) {
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  const std::string fifo = (dir_ / "fifo").string();
+  json j = scenario("scenarios/faults/mecefo-350m.json");
+  j["faults"]["process"] = {{"name", "trace"}, {"file", "/dev/zero"}};
+  expect_rejected(j, "/faults/process/file: /dev/zero is a character device (expected a regular file)");
+  j["faults"]["process"]["file"] = fifo;
+  expect_rejected(j, "/faults/process/file: " + fifo + " is a FIFO (expected a regular file)");
+
+  j = scenario("scenarios/regression/serving-vllm.json");
+  j["serving"]["workload"] = {{"name", "azure-trace"}, {"trace", fifo}};
+  expect_rejected(j, "/serving/workload/trace: " + fifo + " is a FIFO");
+
+  j = scenario("scenarios/moe/olmoe-ep8-a100.json");
+  j["routing"] = {{"name", "coactivation"}, {"file", "/dev/zero"}};
+  expect_rejected(j, "/routing/file: /dev/zero: is a character device");
+  expect_input_error(run("validate " + fifo), fifo + ": is a FIFO (expected a regular file)");
+}
+
+TEST_F(Hardening, FileSizeLimitIsNamed) {
+  const std::string big = (dir_ / "big.json").string();
+  std::ofstream(big) << std::string(17 * 1024 * 1024, ' ') << "{}";
+  expect_input_error(run("validate '" + big + "'"), big + ": is 17 MiB, more than the 16 MiB");
+}
+
+}  // namespace
