@@ -51,7 +51,9 @@ void check_serving(const scenario::Scenario& s, Preflight& p) {
 
 std::string Preflight::describe() const {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%s; peak memory %.1f of %.1f GiB per GPU%s", describe_work(estimate).c_str(),
+  WorkEstimate shown = estimate;
+  if (ops > 0) shown.ops = ops;  // the plan's own count
+  std::snprintf(buf, sizeof buf, "%s; peak memory %.1f of %.1f GiB per GPU%s", describe_work(shown).c_str(),
                 peak_memory / kGiB, memory_capacity / kGiB, fits ? "" : ": does not fit, a run reports status oom");
   return buf;
 }

@@ -4,10 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/serving/workload.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/util/limits.hpp"
+#include "llmsim/workload/moe_chiplet.hpp"
+#include "llmsim/workload/training.hpp"
 
 namespace llmsim::run {
 
@@ -25,25 +28,48 @@ std::string gib(double bytes) {
   return buf;
 }
 
+/// Ops of the plan of `s` (all workers) with `m` micro-batches per pipeline and one iteration.
+double plan_ops(scenario::Scenario s, int m) {
+  s.training.global_batch = m * s.training.micro_batch * s.parallelism.dp;
+  s.training.iterations = 1;
+  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const auto schedule = strategy::make_pipeline_schedule(s);
+  const auto plan = s.kind == "moe-chiplet" ? workload::build_moe_chiplet(s, cm) : workload::build_training(s, cm, *schedule);
+  double ops = 0;
+  for (const auto& wk : plan.workload.workers) ops += static_cast<double>(wk.ops.size());
+  return ops;
+}
+
+/// Ops of one iteration: the plan's ops are a + b m in the micro-batches m (a: buckets, optimizer), so two small
+/// plans (m1 and 2 m1 micro-batches, m1 the smallest multiple of pp the schedule runs with) give a and b.
+double iteration_ops(const scenario::Scenario& s, const strategy::PipelineSchedule& schedule, int m) {
+  const int pp = s.parallelism.pp;
+  const int m1 = pp * ((std::max(schedule.min_micro_batches(pp), pp) + pp - 1) / pp);
+  if (s.kind == "moe-chiplet" || m <= 2 * m1) return plan_ops(s, m);
+  const double o1 = plan_ops(s, m1), o2 = plan_ops(s, 2 * m1);
+  return (2 * o1 - o2) + (o2 - o1) / m1 * m;
+}
+
 WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
   WorkEstimate e;
   e.gpus = gpus;
   const auto& p = s.parallelism;
-  const double workers = e.gpus / p.tp;
-  const double iterations = s.training.iterations;
-  const double m = s.kind == "moe-chiplet" ? 1.0 : std::max(1, s.training.micro_batches_per_pipeline(p.dp));
-  const double v = s.kind == "moe-chiplet" ? 1.0 : strategy::make_pipeline_schedule(s)->chunks_per_stage();
+  const double workers = gpus / p.tp, iterations = s.training.iterations;
+  const int m = s.kind == "moe-chiplet" ? 1 : std::max(1, s.training.micro_batches_per_pipeline(p.dp));
+  const auto schedule = strategy::make_pipeline_schedule(s);
+  const double v = s.kind == "moe-chiplet" ? 1.0 : schedule->chunks_per_stage();
   int moe_layers = 0;
   for (int l = 0; l < s.model.layers; ++l) moe_layers += s.model.moe.is_moe_layer(l) ? 1 : 0;
   const double moe_per_chunk = double(moe_layers) / (p.pp * v);
   const double passes = workers * iterations * m * v;  // (micro-batch, chunk) pairs run by all workers
-  e.ops = passes * (6 + 6 * moe_per_chunk);
+  // At least a compute, a send and a receive per pass and direction: too many of those and no plan is built.
+  e.ops = passes * 6;
   e.flows = passes * (2 + 2 * moe_per_chunk * p.ep) + workers * iterations * 2 * (p.dp - 1);
-  // What dominates: micro-batches (global_batch), iterations, or the cluster.
-  const double by_batch = m * v, by_cluster = workers;
+  const double by_batch = double(m) * v, by_cluster = workers;  // what dominates the size
   e.field = iterations >= std::max(by_batch, by_cluster) ? "/training/iterations"
             : by_batch >= by_cluster                     ? "/training/global_batch"
                                                          : "/cluster/nodes";
+  if (e.gpus <= limits::kMaxGpus && e.ops <= limits::kMaxOps) e.ops = iterations * iteration_ops(s, *schedule, m);
   return e;
 }
 
@@ -65,8 +91,7 @@ WorkEstimate estimate_work(const scenario::Scenario& s) {
   const double gpus = static_cast<double>(s.cluster.total_gpus());
   WorkEstimate e = s.kind == "serving" ? serving_work(s) : training_work(s, gpus);
   e.gpus = gpus;
-  e.memory = e.ops * limits::kBytesPerOp + e.flows * limits::kBytesPerFlow + gpus * limits::kBytesPerGpu +
-             e.requests * limits::kBytesPerRequest;
+  e.memory = e.ops * limits::kBytesPerOp + gpus * limits::kBytesPerGpu + e.requests * limits::kBytesPerRequest;
   return e;
 }
 

@@ -89,7 +89,8 @@ void apply_override(json& scenario, const std::string& assignment) {
   try {
     value = parse_json_text(text, "--set " + assignment);
   } catch (const ScenarioError&) {  // a bare word is taken as a string; a broken object, array or number is not
-    const bool number = !text.empty() && text.find_first_not_of("+-0123456789") == std::string::npos;
+    const auto digits = text.find_first_not_of("+-");
+    const bool number = digits <= 1 && digits < text.size() && text.find_first_not_of("0123456789", digits) == std::string::npos;
     if (number || text.find_first_of("{[\"") == 0) throw;
     value = text;
   }

@@ -67,11 +67,17 @@ TEST_F(Hardening, MillionGpusAreRefusedNamingTheCluster) {
 }
 
 TEST_F(Hardening, ValidateReportsTheWorkAndMemory) {
-  const auto r = run("validate '" + source("scenarios/default.json") + "'");
-  ASSERT_EQ(r.code, 0) << r.err;
-  // gpt-1.7b, 16 GPUs, tp 2: 8 workers; interleaved v = 2, m = 64 / 4 = 16, 2 iterations: 8 * 2 * 16 * 2 * 6 ops.
-  EXPECT_NE(r.err.find("16 GPUs, about 3072 ops"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("of 80.0 GiB per GPU"), std::string::npos) << r.err;
+  auto ops_of = [&](const std::string& set) {
+    const auto r = run("validate '" + source("scenarios/default.json") + "' " + set);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("(tp 2, pp 2, dp 4; 16 GPUs, about "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" of 80.0 GiB per GPU)"), std::string::npos) << r.err;
+    return std::stod(r.err.substr(r.err.find("about ") + 6));
+  };
+  // 16 more micro-batches per pipeline (global batch 64 -> 128, dp 4): each of the 8 workers (tp 2) runs, per
+  // iteration (2) and model chunk (interleaved, 2 per stage), a forward and a backward compute and 3 transfers
+  // on average (4 chunk-stages in a chain have 3 boundaries, each a send and a receive both ways: 12 / 4).
+  EXPECT_EQ(ops_of("--set training.global_batch=128") - ops_of(""), 8 * 2 * 16 * 2 * (2 + 3));
 }
 
 // ---------------------------------------------------------------- checks that lived only in run

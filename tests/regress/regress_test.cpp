@@ -200,9 +200,9 @@ TEST_F(Regress, NewScenariosPassMissingOnesFail) {
 }
 
 TEST_F(Regress, BadInputExitsTwo) {
-  expect_input_error(regress(""), "base.json: cannot read the baseline file");
+  expect_input_error(regress(""), "base.json: no baseline file (give an existing baseline JSON file");
   write("base.json", "{not json");
-  expect_input_error(regress(""), "base.json: not JSON");
+  expect_input_error(regress(""), "base.json: malformed JSON at line 1, column 3");
   write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"a", {{"m", "x"}}}}}});
   expect_input_error(regress(""), "base.json: /scenarios/a/m: not a finite number");
   make_baseline();

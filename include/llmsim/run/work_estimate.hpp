@@ -4,12 +4,14 @@
 // util/limits.hpp are refused with the field to change, so that a mistyped 1e9 never grows a process until the
 // machine runs out of memory.
 //
-// Training ops: every worker (tp group) runs, per iteration and per micro-batch and model chunk, a forward and a
-// backward (compute, pipeline recv and send: 6 ops), plus 6 all-to-all ops per MoE layer of its chunk; flows: two
-// pipeline transfers per worker, micro-batch and chunk, plus 2 (dp - 1) ring steps per dp group member and
-// iteration for the gradient all-reduce. Serving: one record per request and about one step per 16 output
-// tokens of each request (a lower bound of the steps for batches above 16). Memory: the constants below, measured
-// on llmsim's own data structures (docs/decisions.md, "Limits").
+// Training ops: the ops of one iteration are a + b m in the micro-batches per pipeline m (a: gradient buckets and
+// the optimizer, b: each micro-batch's passes), so two small plans of the same scenario (m1 and 2 m1 micro-batches,
+// one iteration) give them, and the estimate is iterations (a + b m) — exact for every schedule and MoE pipeline
+// whose per-micro-batch ops do not depend on m. Before those plans are built, a lower bound (6 ops per worker,
+// micro-batch and chunk) refuses what is far too large. Flows: two pipeline transfers per worker, micro-batch and
+// chunk, plus per MoE layer an all-to-all of ep flows each way, plus 2 (dp - 1) ring steps per worker and
+// iteration for the gradient all-reduce. Serving: one record per request and about one step per 16 output tokens
+// of each request (a lower bound of the steps for batches above 16). Memory: the constants of util/limits.hpp.
 #include <string>
 
 #include "llmsim/scenario/scenario.hpp"
