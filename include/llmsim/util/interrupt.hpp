@@ -6,9 +6,10 @@
 // The handler does all of it itself, on whatever the main thread was doing (a SimGrid simulation included),
 // and never returns; it uses only async-signal-safe calls (kill, waitpid, openat, getdents64, unlinkat,
 // write, _exit) on what the registry below holds. The registry is changed only with the signals blocked, so
-// the handler never sees it half-changed; llmsim is single-threaded (SimGrid's default contexts run on the
-// main thread), which this relies on. A signal ignored when the process started (a background job of a
-// non-interactive shell) stays ignored.
+// the handler never sees it half-changed. That relies on the handler running on the main thread, the one that
+// changes the registry: SimGrid's default contexts run on it, and any other thread must be started inside a
+// DeferInterrupts scope so that it inherits the blocked signals (util::ProgressLine does). A signal ignored
+// when the process started (a background job of a non-interactive shell) stays ignored.
 #include <signal.h>
 
 #include <string>
