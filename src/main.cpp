@@ -14,8 +14,10 @@
 #include "llmsim/sweep/command.hpp"
 #include "llmsim/regress/command.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/interrupt.hpp"
 
 int main(int argc, char** argv) {
+  llmsim::util::install_interrupt_handler();
   spdlog::set_default_logger(spdlog::stderr_color_st("llmsim"));
   spdlog::set_pattern("[%l] %v");
   CLI::App app{"llmsim: discrete-event simulator of distributed LLM training and serving"};

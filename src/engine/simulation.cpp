@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "llmsim/util/interrupt.hpp"
+
 namespace sg4 = simgrid::s4u;
 
 namespace llmsim::engine {
@@ -15,6 +17,7 @@ std::unique_ptr<sg4::Engine> make_engine(const std::string& network_model) {
   static char log_flag[] = "--log=root.thres:critical";
   char* argv[] = {name, log_flag, nullptr};
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  util::install_interrupt_handler();  // the engine has replaced it with its own SIGINT handler (exit 1)
   sg4::Engine::set_config("network/model:" + network_model);
   if (network_model != "ns-3") {
     sg4::Engine::set_config("network/crosstraffic:0");

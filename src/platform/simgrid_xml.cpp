@@ -17,6 +17,7 @@
 #include "llmsim/util/error.hpp"
 #include "llmsim/util/input_file.hpp"
 #include "llmsim/util/limits.hpp"
+#include "llmsim/util/process.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -48,27 +49,21 @@ bool natural_less(const std::string& a, const std::string& b) {
 /// successor and to host 0). SimGrid 3.32 crashes (segfault) or aborts on a missing route, so the queries run in
 /// a forked child and a crash there only means "incomplete".
 bool routes_complete(const std::vector<sg4::Host*>& hosts) {
-  const pid_t pid = fork();
-  if (pid < 0) return true;  // cannot check: let the simulation report it
-  if (pid == 0) {
+  const pid_t pid = util::fork_child([&] {
     const int devnull = open("/dev/null", O_WRONLY);  // SimGrid's crash report belongs to this probe only
     if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-    try {
-      const size_t n = hosts.size();
-      for (size_t i = 0; i < n; ++i)
-        for (size_t j = 0; j < n; ++j) {
-          if (i == j || (n > 256 && j != (i + 1) % n && j != 0)) continue;
-          std::vector<sg4::Link*> links;
-          double latency = 0;
-          hosts[i]->route_to(hosts[j], links, &latency);
-        }
-    } catch (...) {
-      _exit(1);
-    }
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
+    const size_t n = hosts.size();
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        if (i == j || (n > 256 && j != (i + 1) % n && j != 0)) continue;
+        std::vector<sg4::Link*> links;
+        double latency = 0;
+        hosts[i]->route_to(hosts[j], links, &latency);
+      }
+    return 0;
+  });
+  if (pid < 0) return true;  // cannot check: let the simulation report it
+  const int status = util::wait_for(pid);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 

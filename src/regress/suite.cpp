@@ -3,14 +3,15 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/interrupt.hpp"
 #include "llmsim/util/process.hpp"
 
 namespace llmsim::regress {
@@ -19,13 +20,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A temporary directory removed with everything in it at the end of its scope.
+/// A temporary directory removed with everything in it at the end of its scope or on an interrupt.
 class TempDir {
  public:
   TempDir() {
     std::string tmpl = (fs::temp_directory_path() / "llmsim-regress-XXXXXX").string();
+    util::DeferInterrupts defer;  // created and registered together
     if (!::mkdtemp(tmpl.data())) throw SimulationError("regress: cannot create a temporary directory");
     path_ = tmpl;
+    on_interrupt_.emplace(tmpl);
   }
   ~TempDir() {
     std::error_code ec;
@@ -37,6 +40,7 @@ class TempDir {
 
  private:
   fs::path path_;
+  std::optional<util::RemoveOnInterrupt> on_interrupt_;
 };
 
 std::string read_text(const fs::path& p) {
@@ -135,11 +139,8 @@ std::vector<ScenarioRun> run_suite(const std::string& executable, const std::vec
       ++next;
     }
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw SimulationError("regress: waiting for a scenario run failed");
-    }
+    const pid_t pid = util::wait_any(status);
+    if (pid < 0) throw SimulationError("regress: waiting for a scenario run failed");
     const auto it = running.find(pid);
     if (it == running.end()) continue;  // not one of ours
     statuses[it->second] = status;

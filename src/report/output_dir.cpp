@@ -1,7 +1,9 @@
 #include "llmsim/report/output_dir.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -29,6 +31,28 @@ bool is_llmsim_output(const fs::path& dir) {
   }
   return !ec && has_summary;
 }
+
+/// The pid in `name` if it is `base` + `tag` + digits, else 0.
+pid_t sibling_pid(const std::string& name, const std::string& base, const std::string& tag) {
+  const std::string prefix = base + tag;
+  if (name.compare(0, prefix.size(), prefix) != 0) return 0;
+  const std::string digits = name.substr(prefix.size());
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return static_cast<pid_t>(std::stol(digits));
+}
+
+/// Removes the ".partial-<pid>" and ".old-<pid>" siblings of `dir` whose process no longer exists.
+void remove_stale_siblings(const fs::path& dir) {
+  const std::string base = dir.filename().string();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir.parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    for (const char* tag : {".partial-", ".old-"}) {
+      const pid_t pid = sibling_pid(name, base, tag);
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+    }
+  }
+}
 }  // namespace
 
 OutputDir::OutputDir(std::string final_dir) : final_(std::move(final_dir)) {
@@ -41,7 +65,9 @@ OutputDir::OutputDir(std::string final_dir) : final_(std::move(final_dir)) {
     throw ScenarioError(shown, "exists and is not a directory (give a new directory or a previous llmsim output)");
   if (fs::is_directory(f, ec) && !fs::is_empty(f, ec) && !is_llmsim_output(f))
     throw ScenarioError(shown, "is a directory that is not an llmsim output and would be replaced; choose another path");
+  remove_stale_siblings(f);
   staging_ = final_ + ".partial-" + std::to_string(::getpid());
+  on_interrupt_.emplace(staging_);  // before it exists: no interrupt can leave it
   fs::remove_all(staging_, ec);
   fs::create_directories(staging_, ec);
   if (ec) throw ScenarioError(shown, "cannot create the output directory (" + ec.message() + ")");
@@ -57,11 +83,13 @@ OutputDir::~OutputDir() {
 std::string OutputDir::path(const std::string& file) const { return (fs::path(staging_) / file).string(); }
 
 void OutputDir::commit() {
+  util::DeferInterrupts defer;  // the old output is replaced whole or not at all
   const std::string old = final_ + ".old-" + std::to_string(::getpid());
   if (fs::exists(final_)) fs::rename(final_, old);
   fs::rename(staging_, final_);
   fs::remove_all(old);
   committed_ = true;
+  on_interrupt_.reset();
 }
 
 void write_text(const std::string& file, const std::string& text) {

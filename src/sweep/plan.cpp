@@ -8,6 +8,7 @@
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/interrupt.hpp"
 
 namespace llmsim::sweep {
 
@@ -91,6 +92,7 @@ void check_points(const SweepDefinition& d, const std::vector<Point>& points) {
 
 void write_atomically(const fs::path& file, const std::string& text) {
   const fs::path tmp = file.string() + ".tmp-" + std::to_string(::getpid());
+  const util::RemoveOnInterrupt partial(tmp.string());
   report::write_text(tmp.string(), text);
   fs::rename(tmp, file);
 }

@@ -4,12 +4,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+
+#include "llmsim/util/interrupt.hpp"
 
 extern char** environ;
 
@@ -21,10 +24,17 @@ pid_t spawn(const std::vector<std::string>& argv, posix_spawn_file_actions_t* ac
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  DeferInterrupts defer;  // no interrupt between the start and the registration
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &defer.previous_mask());
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], actions, nullptr, args.data(), environ);
+  const int rc = ::posix_spawnp(&pid, args[0], actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(actions);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
+  track_child(pid);
   return pid;
 }
 
@@ -42,11 +52,39 @@ pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& outp
   return spawn(argv, &actions);
 }
 
+pid_t fork_child(const std::function<int()>& body) {
+  const pid_t parent = ::getpid();
+  DeferInterrupts defer;  // as in spawn; the child also resets its signals before it may take one
+  const pid_t pid = ::fork();
+  if (pid != 0) {
+    if (pid > 0) track_child(pid);
+    return pid;
+  }
+  become_forked_helper();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(1);
+  ::pthread_sigmask(SIG_SETMASK, &defer.previous_mask(), nullptr);
+  int code = 1;
+  try {
+    code = body();
+  } catch (...) {
+  }
+  ::_exit(code);
+}
+
 int wait_for(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  forget_child(pid);
   return status;
+}
+
+pid_t wait_any(int& status) {
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (pid > 0) forget_child(pid);
+  return pid;
 }
 
 std::string describe_status(int s) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "llmsim/util/interrupt.hpp"
+
 namespace llmsim::util {
 
 std::atomic<long long>& progress_counter() {
@@ -13,7 +15,9 @@ std::atomic<long long>& progress_counter() {
 
 ProgressLine::ProgressLine(bool enabled, std::string unit, double total) : unit_(std::move(unit)), total_(total) {
   progress_counter() = 0;
-  if (enabled) thread_ = std::thread([this] { loop(); });
+  if (!enabled) return;
+  const DeferInterrupts defer;  // the thread inherits the blocked interrupt signals: they go to the main thread
+  thread_ = std::thread([this] { loop(); });
 }
 
 ProgressLine::~ProgressLine() {

@@ -1,6 +1,7 @@
 #pragma once
 // Running a regression suite: every scenario file of a directory as `llmsim run` in a child process (SimGrid's
 // engine runs once per process), up to `jobs` at a time, each into a private temporary output directory.
+// An interrupt (util/interrupt.hpp) stops the runs and removes the temporary directory.
 #include <string>
 #include <vector>
 

@@ -4,7 +4,13 @@
 // An existing path is only replaced if it is empty or a previous llmsim output (summary.json and only files
 // llmsim writes: trace.json, scenario.resolved.json, links.csv, moe_load.csv, moe_traffic.csv, throughput.csv,
 // fault_trace.json, requests.csv, kv_usage.csv, capacity.csv, events.csv); otherwise the constructor throws ScenarioError ("--out DIR: ...").
+// An interrupt (util/interrupt.hpp) removes the staging directory. The constructor removes the staging and
+// replaced siblings ("DIR.partial-<pid>", "DIR.old-<pid>") that a process no longer alive left (SIGKILL, a
+// power loss); a live process's (a concurrent run to the same DIR) are kept.
+#include <optional>
 #include <string>
+
+#include "llmsim/util/interrupt.hpp"
 
 namespace llmsim::report {
 
@@ -17,12 +23,13 @@ class OutputDir {
 
   /// Path of `file` inside the staging directory.
   std::string path(const std::string& file) const;
-  /// Replaces `final_dir` (if it exists) by the staged files.
+  /// Replaces `final_dir` (if it exists) by the staged files; an interrupt waits until it is done.
   void commit();
   const std::string& final_dir() const { return final_; }
 
  private:
   std::string final_, staging_;
+  std::optional<util::RemoveOnInterrupt> on_interrupt_;  ///< the staging directory, until commit()
   bool committed_ = false;
 };
 

@@ -1,7 +1,7 @@
 #pragma once
-// The local backend: the points' runs as child processes of the sweep, `jobs` at a time. SIGINT, SIGTERM
-// and SIGHUP stop the running children (they get SIGTERM and leave no marker, so a rerun redoes them) and
-// then end the sweep with the same signal.
+// The local backend: the points' runs as child processes of the sweep, `jobs` at a time. An interrupt
+// (util/interrupt.hpp) stops the running children: each gets SIGTERM and removes its staging directory, no
+// marker is written for it, so a rerun redoes it; the finished points stay.
 #include <vector>
 
 #include "llmsim/sweep/plan.hpp"
