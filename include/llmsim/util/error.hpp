@@ -2,7 +2,7 @@
 // Typed errors of llmsim and its one exit-code policy. Library code throws; only main() turns an error into an
 // exit code, through exit_code_for() (src/util/error.cpp):
 //   ScenarioError            -> exit 2, "error: <path>: <what is wrong> (<what is allowed>)"  (the user's input)
-//   InterruptedError         -> exit 130 (SIGINT) or 143 (SIGTERM), "interrupted: no output written"
+//   SIGINT, SIGTERM, SIGHUP  -> exit 128 + signal (130, 143, 129), "interrupted: no output written" (util/interrupt.hpp)
 //   SimulationError, others  -> exit 1, "internal error (a bug in llmsim, please report it): ..."
 // Exit 1 is otherwise only a result: `regress` found a regression or a failed scenario, `sweep` has failed points.
 // Every message is one line: control characters in it (from a file name, a value or a preset name) are escaped.
