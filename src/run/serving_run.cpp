@@ -10,7 +10,6 @@
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/report/serving_report.hpp"
 #include "llmsim/run/child_process.hpp"
-#include "llmsim/serving/scheduler.hpp"
 #include "llmsim/serving/simulation.hpp"
 #include "llmsim/serving/workload.hpp"
 
@@ -92,8 +91,6 @@ nlohmann::json run_serving(const scenario::Scenario& scenario, const std::string
   std::vector<Probe> probes;
   double capacity = 0;
   if (s.serving.capacity_search) {
-    // a workload of which nothing is served is an input error here, not a failed probe in a child process
-    serving::admit(s, serving::make_requests(s, s.serving.rate_scale), serving::replica_kv(s));
     capacity = search_capacity(s, probes);
     if (capacity > 0) s.serving.rate_scale = capacity;
   }

@@ -184,6 +184,8 @@ ServingResult simulate_serving(const scenario::Scenario& s, const std::vector<Re
   const KvGeometry kv = replica_kv(s);
   std::vector<RequestRecord> records;
   const auto served = admitted(requests, admit(s, requests, kv), records);
+  util::progress_counter().fetch_add(static_cast<long long>(requests.size() - served.size()),
+                                     std::memory_order_relaxed);  // a rejected request is done
   Run run(s, served, std::move(records), model, kv);
   const auto engine = engine::make_engine(s.network.model);
   const auto platform = platform::build_platform(s, s.parallelism.tp);

@@ -147,6 +147,7 @@ TEST_F(Admission, AWorkloadOfWhichNothingIsServedIsAnInputError) {
   expect_input_error(run("run '" + write("a.json", j) + "' --out out"),
                      "/serving/context_overflow: no request is served: all of 2 requests have a prompt of "
                      "model.max_seq_len 1000 tokens or more");
+  expect_input_error(run("validate '" + write("v.json", j) + "'"), "/serving/context_overflow: no request");
   j["serving"]["capacity_search"] = {{"enabled", true}};  // before the probes, not inside one
   expect_input_error(run("run '" + write("b.json", j) + "' --out out"), "/serving/context_overflow: no request");
   auto k = scenario({{400, 2}, {1000, 1}}, 1000);
