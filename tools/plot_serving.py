@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Draws serving runs: CDFs of TTFT, TPOT and end-to-end latency (from requests.csv, one line per run, SLOs as
-dashed lines) and the KV-cache use of every replica over time (from kv_usage.csv).
+"""Draws serving runs: CDFs of TTFT, TPOT and end-to-end latency of the served requests (from requests.csv, one
+line per run, SLOs as dashed lines) and the KV-cache use of every replica over time (from kv_usage.csv).
 
 Usage: tools/plot_serving.py results/<run> [results/<run> ...] [--out serving.png ...]
 The output format follows the file extension (png, pdf, svg); --out may be repeated.
@@ -25,6 +25,7 @@ def main():
     fig, axes = paper_style.figure("text", 2.0, 1, 4)
     for i, run in enumerate(args.runs):
         rows, summary = paper_style.read_run(run, "requests.csv", "a serving run")
+        rows = [r for r in rows if not r["status"].startswith("rejected")]  # rejected requests have no times
         sv = summary["serving"]
         label = f"{summary['name']} ({sv['scheduler']})"
         series = [("ttft_s", "TTFT [s]", sv["slo"]["ttft_s"], lambda r: True),

@@ -52,7 +52,13 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
   std::vector<double> ttft, tpots, e2e, transfer;
   double first = r.requests.empty() ? 0 : r.requests.front().arrival, output = 0, prompt = 0;
   int met = 0, preemptions = 0;
+  std::map<serving::Status, long> status;
+  long served = 0, capped = 0;
   for (const auto& q : r.requests) {
+    ++status[q.status];
+    if (!serving::is_served(q.status)) continue;  // meets no SLO
+    ++served;
+    capped += q.output_tokens < q.requested_output_tokens;
     ttft.push_back(q.first_token - q.arrival);
     if (q.output_tokens > 1) tpots.push_back(tpot(q));
     e2e.push_back(q.finished - q.arrival);
@@ -63,6 +69,7 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
     if (q.first_token - q.arrival <= sv.slo_ttft && tpot(q) <= sv.slo_tpot) ++met;
   }
   const double span = r.end - first, n = static_cast<double>(r.requests.size());
+  const long rejected = status[serving::Status::RejectedContext] + status[serving::Status::RejectedKvCache];
   std::vector<double> batch;
   std::map<int, long> histogram;
   long steps = 0;
@@ -92,12 +99,21 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
       {"router", sv.router.name},
       {"workload", sv.workload.name},
       {"rate_scale", sv.rate_scale},
+      {"admission",
+       {{"served", served},
+        {"rejected", rejected},
+        {"rejected_context", status[serving::Status::RejectedContext]},
+        {"rejected_kv_cache", status[serving::Status::RejectedKvCache]},
+        {"truncated_prompts", status[serving::Status::Truncated]},
+        {"capped_outputs", capped},
+        {"context_overflow", sv.context_overflow},
+        {"max_seq_len", s.model.max_seq_len}}},
       {"makespan_s", span},
       {"ttft_s", stats(ttft)},
       {"tpot_s", stats(tpots)},
       {"e2e_s", stats(e2e)},
       {"throughput",
-       {{"requests_per_s", span > 0 ? n / span : 0},
+       {{"requests_per_s", span > 0 ? served / span : 0},
         {"output_tokens_per_s", span > 0 ? output / span : 0},
         {"total_tokens_per_s", span > 0 ? (output + prompt) / span : 0}}},
       {"slo",
@@ -146,8 +162,14 @@ std::string serving_summary_table(const json& summary) {
                                         ? " (" + std::to_string(v["prefill_replicas"].get<int>()) + " prefill)"
                                         : "") +
                                    "; " + v["scheduler"].get<std::string>() + ", " + v["router"].get<std::string>());
+  const auto& a = v["admission"];
+  std::string cut;
+  for (const auto& [key, what] : {std::pair<const char*, const char*>{"rejected", " rejected"},
+                                  {"truncated_prompts", " truncated"},
+                                  {"capped_outputs", " outputs capped"}})
+    if (a[key].get<long>() > 0) cut += "; " + std::to_string(a[key].get<long>()) + what;
   out += table_row("requests", std::to_string(v["requests"].get<long>()) + " in " +
-                                   format_number(v["makespan_s"].get<double>(), "%.1f s"));
+                                   format_number(v["makespan_s"].get<double>(), "%.1f s") + cut);
   out += table_row("TTFT p50 / p90 / p99", ms(v["ttft_s"]));
   out += table_row("TPOT p50 / p90 / p99", ms(v["tpot_s"]));
   out += table_row("end-to-end p50 / p90 / p99", ms(v["e2e_s"]));
@@ -174,11 +196,21 @@ std::string requests_csv(const serving::ServingResult& r) {
   std::ostringstream out;
   out.precision(9);
   out << "id,arrival_s,first_token_s,finished_s,ttft_s,tpot_s,e2e_s,prompt_tokens,output_tokens,replica,"
-         "prefill_replica,preemptions,kv_transfer_s\n";
-  for (const auto& q : r.requests)
-    out << q.id << ',' << q.arrival << ',' << q.first_token << ',' << q.finished << ',' << q.first_token - q.arrival
-        << ',' << tpot(q) << ',' << q.finished - q.arrival << ',' << q.prompt_tokens << ',' << q.output_tokens << ','
-        << q.replica << ',' << q.prefill_replica << ',' << q.preemptions << ',' << q.kv_transfer << '\n';
+         "prefill_replica,preemptions,kv_transfer_s,status,requested_prompt_tokens,requested_output_tokens\n";
+  for (const auto& q : r.requests) {
+    const bool served = serving::is_served(q.status);  // else no times and no replica: empty cells
+    out << q.id << ',' << q.arrival << ',';
+    if (served)
+      out << q.first_token << ',' << q.finished << ',' << q.first_token - q.arrival << ',' << tpot(q) << ','
+          << q.finished - q.arrival;
+    else
+      out << ",,,,";
+    out << ',' << q.prompt_tokens << ',' << q.output_tokens << ',';
+    if (served) out << q.replica << ',' << q.prefill_replica;
+    else out << ',';
+    out << ',' << q.preemptions << ',' << q.kv_transfer << ',' << serving::status_name(q.status) << ','
+        << q.requested_prompt_tokens << ',' << q.requested_output_tokens << '\n';
+  }
   return out.str();
 }
 

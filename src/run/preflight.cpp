@@ -4,9 +4,11 @@
 #include <cstdio>
 
 #include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/serving/admission.hpp"
 #include "llmsim/serving/kv_cache.hpp"
 #include "llmsim/serving/scheduler.hpp"
 #include "llmsim/serving/step_model.hpp"
+#include "llmsim/serving/workload.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/workload/moe_chiplet.hpp"
@@ -42,8 +44,8 @@ void check_training(const scenario::Scenario& s, Preflight& p) {
 
 void check_serving(const scenario::Scenario& s, Preflight& p) {
   const serving::StepModel model(s);
-  const auto scheduler = serving::make_scheduler(s);
-  const auto kv = serving::kv_geometry(s, scheduler->max_batched_tokens(), scheduler->max_batch_size());
+  const auto kv = serving::replica_kv(s);
+  serving::admit(s, serving::make_requests(s, s.serving.rate_scale), kv);  // some request is served
   p.peak_memory = kv.weight_bytes + kv.activation_bytes + kv.blocks * kv.block_bytes;
 }
 

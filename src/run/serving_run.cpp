@@ -65,6 +65,22 @@ std::string capacity_csv(const std::vector<Probe>& probes) {
   return out.str();
 }
 
+/// One warning line on stderr when requests were rejected or cut (summary.json "admission"), none otherwise.
+void warn_admission(const std::string& name, long requests, const nlohmann::json& a) {
+  const int context = a["max_seq_len"];
+  const std::vector<std::pair<const char*, std::string>> kinds = {
+      {"rejected_context", " rejected (a prompt of " + std::to_string(context) + " tokens or more)"},
+      {"truncated_prompts", " prompts truncated to their last " + std::to_string(context - 1) + " tokens"},
+      {"capped_outputs", " outputs stopped at the context"},
+      {"rejected_kv_cache", " rejected (larger than a replica's KV cache)"}};
+  std::string parts;
+  for (const auto& [key, what] : kinds)
+    if (a[key].get<long>() > 0) parts += (parts.empty() ? "" : ", ") + std::to_string(a[key].get<long>()) + what;
+  if (!parts.empty())
+    spdlog::warn("{}: of {} requests, {} (model.max_seq_len {}, serving.context_overflow {})", name, requests, parts,
+                 context, a["context_overflow"].get<std::string>());
+}
+
 }  // namespace
 
 nlohmann::json run_serving(const scenario::Scenario& scenario, const std::string& out_dir) {
@@ -84,6 +100,7 @@ nlohmann::json run_serving(const scenario::Scenario& scenario, const std::string
                requests.back().arrival - requests.front().arrival, s.parallelism.dp);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   auto summary = report::serving_summary(s, result, wall);
+  warn_admission(s.name, static_cast<long>(requests.size()), summary["serving"]["admission"]);
   if (s.serving.capacity_search) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& p : probes) list.push_back({{"rate_scale", p.scale}, {"requests_per_s", p.rate}, {"attainment", p.attainment}});

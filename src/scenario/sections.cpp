@@ -227,6 +227,12 @@ FieldList serving_fields() {
       Field::integer("max_requests", "keep only the first N requests; 0 = all").at_least(0).with_default(0),
       Field::number("duration_s", "s", "drop requests arriving at or after this time; 0 = all").at_least(0)
           .with_default(0.0),
+      Field::choice("context_overflow", {"reject", "truncate"},
+                    "a request whose prompt leaves no room in the model's context for an output token (prompt >= "
+                    "model.max_seq_len): rejected, not served (vLLM), or truncated to its last max_seq_len - 1 "
+                    "tokens (vLLM's truncate_prompt_tokens); either way generation stops at the context (prompt + "
+                    "output <= max_seq_len)")
+          .with_default("reject"),
       Field::object("kv_cache",
                     {Field::integer("block_size", "tokens per paged KV block").at_least(1).at_most(65536).with_default(16),
                      Field::number("memory_utilization", "fraction",

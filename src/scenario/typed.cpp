@@ -124,6 +124,7 @@ void read_serving(const json& v, Serving& sv) {
   sv.rate_scale = v["rate_scale"];
   sv.max_requests = v["max_requests"];
   sv.duration = v["duration_s"];
+  sv.context_overflow = v["context_overflow"];
   const json& kv = v["kv_cache"];
   sv.kv_cache = {kv["block_size"], kv["memory_utilization"], kv["watermark"], kv["preemption"],
                  kv["swap_space_GiB"].get<double>() * (1 << 30), is_auto(kv["blocks"]) ? 0L : kv["blocks"].get<long>()};

@@ -2,7 +2,6 @@
 
 #include <simgrid/s4u.hpp>
 
-#include <cmath>
 #include <memory>
 
 #include "llmsim/engine/simulation.hpp"
@@ -18,11 +17,10 @@ namespace {
 /// The run's shared state; actors are cooperative, so no locking beyond what condition variables need.
 class Run {
  public:
-  Run(const scenario::Scenario& s, const std::vector<Request>& requests, const StepModel& model)
-      : s_(s), requests_(requests), router_(make_router(s)), seqs_(requests.size()),
-        records_(requests.size()) {
-    const auto probe = make_scheduler(s);
-    kv_ = kv_geometry(s, probe->max_batched_tokens(), probe->max_batch_size());
+  /// `served`: the admitted requests with their served lengths; `records`: one per request of the workload, by id.
+  Run(const scenario::Scenario& s, const std::vector<Request>& served, std::vector<RequestRecord> records,
+      const StepModel& model, const KvGeometry& kv)
+      : s_(s), requests_(served), router_(make_router(s)), kv_(kv), seqs_(served.size()), records_(std::move(records)) {
     const int n = s.parallelism.dp, prefill = s.serving.prefill_replicas;
     for (int r = 0; r < n; ++r) {
       const Role role = prefill == 0 ? Role::Both : (r < prefill ? Role::Prefill : Role::Decode);
@@ -31,11 +29,9 @@ class Run {
       wake_.push_back(sg4::ConditionVariable::create());
     }
     mutex_ = sg4::Mutex::create();
-    for (size_t i = 0; i < requests.size(); ++i) {
-      seqs_[i].request = &requests[i];
-      seqs_[i].prefill_target = requests[i].prompt_tokens;
-      records_[i] = {requests[i].id, requests[i].arrival, -1, -1, requests[i].prompt_tokens,
-                     requests[i].output_tokens};
+    for (size_t i = 0; i < served.size(); ++i) {
+      seqs_[i].request = &served[i];
+      seqs_[i].prefill_target = served[i].prompt_tokens;
     }
   }
 
@@ -59,7 +55,7 @@ class Run {
       sg4::this_actor::sleep_until(requests_[i].arrival);
       std::unique_lock<sg4::Mutex> lock(*mutex_);
       const int r = route(requests_[i], Role::Decode);  // prefill replicas, or all when co-located
-      records_[i].prefill_replica = r;
+      records_[requests_[i].id].prefill_replica = r;
       replicas_[r]->enqueue(&seqs_[i]);
       wake_[r]->notify_all();
     }
@@ -101,7 +97,6 @@ class Run {
   }
 
   size_t unfinished() const { return seqs_.size() - finished_; }
-  const KvGeometry& kv() const { return kv_; }
   size_t replicas() const { return replicas_.size(); }
   sg4::Host* host(int r) const { return hosts_[r][0]; }
 
@@ -164,27 +159,34 @@ class Run {
   size_t finished_ = 0;
 };
 
-/// Every request must fit a replica alone: prompt + output tokens within the blocks the watermark leaves.
-void check_fits(const scenario::Scenario& s, const std::vector<Request>& requests, const KvGeometry& kv) {
-  const KvBlocks pool(kv.blocks, kv.block_size);
-  const long usable = kv.blocks - static_cast<long>(std::ceil(s.serving.kv_cache.watermark * kv.blocks));
-  for (const auto& r : requests) {
-    const long need = pool.blocks_for(static_cast<long>(r.prompt_tokens) + r.output_tokens);
-    if (need > usable)
-      throw ScenarioError("/serving/kv_cache", "request " + std::to_string(r.id) + " (" + std::to_string(r.prompt_tokens) +
-                                                   " prompt + " + std::to_string(r.output_tokens) +
-                                                   " output tokens) needs " + std::to_string(need) +
-                                                   " KV blocks but a replica has " + std::to_string(usable) +
-                                                   " above the watermark (raise tp or pp, memory_utilization or blocks)");
+/// The admitted requests with their served lengths; `records` gets one per request (its admission, no times).
+std::vector<Request> admitted(const std::vector<Request>& requests, const std::vector<Admission>& admissions,
+                              std::vector<RequestRecord>& records) {
+  std::vector<Request> served;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const Request& r = requests[i];
+    const Admission& a = admissions[i];
+    records.push_back({r.id, r.arrival, -1, -1, a.status, a.prompt_tokens, a.output_tokens, r.prompt_tokens,
+                       r.output_tokens});
+    if (!a.served()) continue;
+    served.push_back(r);
+    served.back().prompt_tokens = a.prompt_tokens;
+    served.back().output_tokens = a.output_tokens;
+    if (a.status == Status::Truncated) served.back().block_hashes.clear();  // the kept tail has no shared prefix
   }
+  return served;
 }
 
 }  // namespace
 
 ServingResult simulate_serving(const scenario::Scenario& s, const std::vector<Request>& requests) {
   const StepModel model(s);
-  Run run(s, requests, model);
-  check_fits(s, requests, run.kv());
+  const KvGeometry kv = replica_kv(s);
+  std::vector<RequestRecord> records;
+  const auto served = admitted(requests, admit(s, requests, kv), records);
+  util::progress_counter().fetch_add(static_cast<long long>(requests.size() - served.size()),
+                                     std::memory_order_relaxed);  // a rejected request is done
+  Run run(s, served, std::move(records), model, kv);
   const auto engine = engine::make_engine(s.network.model);
   const auto platform = platform::build_platform(s, s.parallelism.tp);
   run.build_hosts(platform);

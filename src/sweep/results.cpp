@@ -35,7 +35,7 @@ std::vector<Metric> catalogue() {
        {"simulated_events", "moe.c_t", "moe.imbalance", "moe.imbalance_max", "moe.all_to_all_bytes_per_iteration",
         "faults.failures", "faults.failure_free_tokens_per_s", "faults.effective_tokens_per_s", "faults.throughput_drop",
         "faults.lost_iterations", "faults.lost_gpu_hours", "faults.stall_h", "faults.checkpoints", "serving.requests",
-        "serving.makespan_s", "serving.ttft_s.mean", "serving.ttft_s.p50", "serving.ttft_s.p90", "serving.ttft_s.p99",
+        "serving.admission.rejected", "serving.makespan_s", "serving.ttft_s.mean", "serving.ttft_s.p50", "serving.ttft_s.p90", "serving.ttft_s.p99",
         "serving.tpot_s.mean", "serving.tpot_s.p50", "serving.tpot_s.p90", "serving.tpot_s.p99", "serving.e2e_s.mean",
         "serving.e2e_s.p50", "serving.e2e_s.p99", "serving.throughput.requests_per_s",
         "serving.throughput.output_tokens_per_s", "serving.throughput.total_tokens_per_s", "serving.slo.attainment",

@@ -3,45 +3,10 @@
 // the KV cache between replicas; the capacity search brackets the SLO; bad input is a clear error.
 #include <cmath>
 
-#include "../support/cli.hpp"
-#include "llmsim/serving/step_model.hpp"
-#include "serving_scenario.hpp"
+#include "serving_run.hpp"
 
-namespace {
 using namespace llmsim;
 using namespace llmsim::test;
-
-/// [s] the `steps` decode steps of one sequence whose KV cache grows from `context` tokens.
-double decode_steps(const serving::StepModel& m, int context, int steps) {
-  double t = 0;
-  for (int i = 0; i < steps; ++i) t += m.decode_time(1, context + i);
-  return t;
-}
-
-class ServingRun : public Cli {
- protected:
-  /// Runs scenario `j` (written to a file) and returns requests.csv as rows of numbers (header dropped).
-  std::vector<std::vector<double>> requests(const json& j, const std::string& args = "") {
-    const std::string file = write("s" + std::to_string(n_) + ".json", j), out = "out" + std::to_string(n_++);
-    const auto r = run("run '" + file + "' --out " + out + " " + args);
-    EXPECT_EQ(r.code, 0) << r.err;
-    summary_ = json::parse(read_file(dir_ / out / "summary.json"));
-    std::vector<std::vector<double>> rows;
-    const auto l = lines(read_file(dir_ / out / "requests.csv"));
-    for (size_t i = 1; i < l.size(); ++i) {
-      std::vector<double> row;
-      std::stringstream ss(l[i]);
-      for (std::string f; std::getline(ss, f, ',');) row.push_back(std::stod(f));
-      rows.push_back(row);
-    }
-    return rows;
-  }
-  enum Col { kId, kArrival, kFirst, kFinished, kTtft, kTpot, kE2e, kPrompt, kOutput, kReplica, kPrefillReplica,
-             kPreemptions, kTransfer };
-  int n_ = 0;
-  json summary_;
-};
-}  // namespace
 
 TEST_F(ServingRun, OneRequestAloneHasTheStepModelsPrefillAndDecodeTimes) {
   auto j = serving_json("A100-SXM4-80GB", 4);

@@ -1,14 +1,19 @@
 #pragma once
 // Outputs of a serving run (run/serving_run.hpp).
-//   summary.json   "serving": requests, TTFT / TPOT / end-to-end latency (mean, p50, p90, p99 [s]), throughput
-//                  (requests/s, output and total tokens/s over [first arrival, last completion]), SLO attainment
-//                  (share of requests with TTFT <= slo.ttft_ms and TPOT <= slo.tpot_ms; a one-token request meets
-//                  any TPOT) and goodput (those requests per second, DistServe's definition), KV cache (blocks per
+//   summary.json   "serving": requests (of the workload), admission (serving/admission.hpp: served, rejected
+//                  for the context or the KV cache, truncated prompts, outputs capped at the context, the policy
+//                  and max_seq_len), TTFT / TPOT / end-to-end latency of the served requests (mean, p50, p90, p99
+//                  [s]), throughput (served requests/s, output and total tokens/s over [first arrival, last
+//                  completion]), SLO attainment (share of all requests served with TTFT <= slo.ttft_ms and TPOT <=
+//                  slo.tpot_ms; a one-token request meets any TPOT; a rejected one meets none) and goodput (those
+//                  requests per second, DistServe's definition), KV cache (blocks per
 //                  replica, bytes per token, weights and activations per GPU, time-weighted mean and peak use),
 //                  batch sizes (sequences per step: mean, p50, p99, max, histogram), preemptions, steps, and with
 //                  disaggregation the KV transfer times
-//   requests.csv   one row per request: arrival, first token, finish, ttft, tpot, e2e [s], prompt and output tokens,
-//                  replica, prefill replica, preemptions, kv transfer [s]
+//   requests.csv   one row per request: arrival, first token, finish, ttft, tpot, e2e [s], prompt and output tokens
+//                  as served, replica, prefill replica, preemptions, kv transfer [s], status (served, truncated,
+//                  rejected-context, rejected-kv-cache), the workload's prompt and output tokens; a rejected
+//                  request has empty time and replica cells
 //   kv_usage.csv   per serving.sample_s bucket and replica: time-weighted KV use (fraction of blocks), running and
 //                  waiting sequences at the bucket's last step
 //   trace.json     Chrome/Perfetto: one track per replica, one slice per step (first serving.trace_max_steps)

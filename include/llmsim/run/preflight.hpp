@@ -2,8 +2,9 @@
 // Everything `run` checks short of simulating, in one place: `validate` calls it and stops, `run` calls it and
 // goes on. Order: the network model can carry the run, the work estimate is within util/limits.hpp (before
 // anything large is built), then the plan is built as the run builds it (compute model, schedule, workload,
-// serving KV geometry and step model), and memory fit: a training plan that does not fit is a result
-// ("status": "oom"), a fault run's failure-free job that does not fit is an error (there is nothing to fail).
+// serving KV geometry, step model and that some request is served, serving/admission.hpp), and memory fit: a
+// training plan that does not fit is a result ("status": "oom"), a fault run's failure-free job that does not fit
+// is an error (there is nothing to fail).
 // Throws ScenarioError naming the JSON path for every failed check.
 #include <string>
 

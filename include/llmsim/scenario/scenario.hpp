@@ -146,6 +146,7 @@ struct Serving {
   double rate_scale = 1;             ///< arrival rate multiplier
   long max_requests = 0;             ///< 0 = all
   double duration = 0;               ///< [s] arrivals window; 0 = all
+  std::string context_overflow = "reject";  ///< reject | truncate: prompts of model.max_seq_len tokens or more
   KvCacheConfig kv_cache;
   int prefill_replicas = 0;          ///< disaggregation: replicas that only prefill (0 = co-located)
   double slo_ttft = 0, slo_tpot = 0; ///< [s]

@@ -75,4 +75,7 @@ using SchedulerRegistry = strategy::Registry<Scheduler>;
 
 std::unique_ptr<Scheduler> make_scheduler(const scenario::Scenario& s);
 
+/// The KV cache of one replica of `s`, its activations sized by the scheduler's limits (kv_cache.hpp).
+KvGeometry replica_kv(const scenario::Scenario& s);
+
 }  // namespace llmsim::serving

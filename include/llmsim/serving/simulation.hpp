@@ -9,6 +9,7 @@
 // SimGrid's engine is a process-wide singleton: simulate_serving may be called once per process.
 #include <vector>
 
+#include "llmsim/serving/admission.hpp"
 #include "llmsim/serving/replica.hpp"
 #include "llmsim/serving/request.hpp"
 #include "llmsim/scenario/scenario.hpp"
@@ -17,8 +18,10 @@ namespace llmsim::serving {
 
 struct RequestRecord {
   int id = 0;
-  double arrival = 0, first_token = -1, finished = -1;  ///< [s]
-  int prompt_tokens = 0, output_tokens = 0;
+  double arrival = 0, first_token = -1, finished = -1;  ///< [s]; -1 when not served
+  Status status = Status::Served;                       ///< admission.hpp
+  int prompt_tokens = 0, output_tokens = 0;             ///< as served (the request's when rejected)
+  int requested_prompt_tokens = 0, requested_output_tokens = 0;  ///< the workload's
   int replica = -1;          ///< the replica that produced the output (the decode replica when disaggregated)
   int prefill_replica = -1;  ///< the replica that ran the prefill
   int preemptions = 0;
@@ -33,8 +36,9 @@ struct ServingResult {
   double end = 0;                              ///< [s] the last completion
 };
 
-/// Throws ScenarioError when a request can never fit in a replica's KV cache (prompt + output tokens beyond its
-/// blocks minus the watermark), SimulationError if requests are left unfinished.
+/// Serves the requests admission.hpp admits (with its prompt and output lengths); the rejected ones keep their
+/// record (status, no times). Throws ScenarioError when none is served, SimulationError if requests are left
+/// unfinished.
 ServingResult simulate_serving(const scenario::Scenario& s, const std::vector<Request>& requests);
 
 }  // namespace llmsim::serving
