@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Mutation harness: bad scenarios derived from the shipped ones, each validated and (when validate accepts it)
-run briefly, classified against llmsim's input-error policy (docs/decisions.md, README "Errors").
+run briefly, classified against llmsim's input-error policy (README: one "error: " line, exit 2, no output).
 
   tools/mutate_scenarios.py --count 10000 --jobs 2 --out mutation-out --llmsim build/llmsim
 
 Mutant i is a pure function of (--seed, i): the same options give the same cases in any order and with any
 --jobs. A case is `llmsim validate MUTANT`, then, if that exits 0, `llmsim run MUTANT` made short and cheap with
---set overrides (one iteration, no trace; serving: 50 requests, no capacity search). Each command runs under a
-time limit (--timeout; validate: --validate-timeout) and an address-space limit (--memory-GiB).
+--set overrides (see run_overrides); mutants of shipped scenarios over 4,096 GPUs are validated only. Each
+command runs under a time limit (--timeout; validate: --validate-timeout) and an address-space limit
+(--memory-GiB).
 
 Classes (a case may fall into several):
   crashes          killed by a signal (SIGSEGV, SIGABRT, the kernel's OOM killer ...)
@@ -20,8 +21,9 @@ Classes (a case may fall into several):
                    to null, or null in place of a value
   validate-ok-run-fails  validate exits 0 and run exits 2 (a check only `run` makes)
 Every failing case is kept in OUT/failures/<case>/ (mutant.json, replay.sh, each command's stdout, stderr and
-exit code, info.json); OUT/report.json has the totals and OUT/kinds.txt the failures grouped by class and
-mutation, one example each. The last line printed is the summary (`mutation: N cases, ...`). Exit status 0 when
+exit code, info.json); OUT/report.json has the totals, OUT/cases.jsonl one line per case, OUT/kinds.txt the
+failures grouped by class and the shape of their error (or the mutation, when llmsim said nothing), one example
+each. The last line printed is the summary (`mutation: N cases, ...`). Exit status 0 when
 the harness ran (whatever it found), 2 on bad options.
 """
 import argparse
@@ -333,9 +335,10 @@ def run_cmd(argv, cwd, stem, timeout, memory):
 
 
 def run_overrides(resolved, mutated):
-    """--set flags that keep a run short, from the mutant's resolved scenario: one iteration, no trace, at most pp
-    micro-batches per replica; serving: 50 requests, no capacity search. The size overrides (global_batch,
-    max_requests) are left out when the mutation touched that field: its own value is what is tested."""
+    """--set flags that keep a run short, from the mutant's resolved scenario: (the ones any scenario of its kind
+    takes: one iteration, no trace; serving: no capacity search), (the size ones: at most pp micro-batches per
+    replica; serving: 50 requests). A size is left out when the mutation touched that field: its own value is
+    what is tested."""
     kind = resolved.get("kind", "training")
     sets = ["output.trace=false", "output.events_csv=false"]
     sizes = {}
@@ -349,9 +352,18 @@ def run_overrides(resolved, mutated):
         per_batch, stages = t.get("micro_batch", 1) * replicas, p.get("pp", 1)
         if isinstance(per_batch, int) and isinstance(stages, int) and t.get("global_batch", 0) > per_batch * stages:
             sizes["training.global_batch"] = per_batch * stages
-    for key, value in sizes.items():
-        if not (key == mutated or key.startswith(mutated + ".") or mutated.startswith(key + ".")):
-            sets.append(f"{key}={value}")
+    touched = lambda key: key == mutated or key.startswith(mutated + ".") or mutated.startswith(key + ".")
+    return sets, [f"{k}={v}" for k, v in sizes.items() if not touched(k)]
+
+
+def short_run_sets(llmsim, case_dir, info, opts, memory):
+    """The --set flags of the short run: the size ones too unless validate rejects them (a schedule needing
+    more micro-batches: stp, zb-v)."""
+    sets, sizes = run_overrides(resolved_scenario(case_dir), info["path"])
+    if sizes:
+        flags = [a for x in sets + sizes for a in ("--set", x)]
+        if run_cmd([llmsim, "validate", "mutant.json"] + flags, case_dir, "shrink", opts.validate_timeout, memory) == 0:
+            return sets + sizes
     return sets
 
 
@@ -410,10 +422,11 @@ def run_case(index, opts, bases, ctx):
     llmsim, memory = str(opts.llmsim), ctx["memory"]
     validate = run_cmd([llmsim, "validate", "mutant.json"], case_dir, "validate", opts.validate_timeout, memory)
     run = revalidate = None
-    sets = run_overrides(resolved_scenario(case_dir), info["path"]) if validate == 0 else []
+    sets = []
     if validate == 0 and info["base"] in ctx["heavy"]:
         info["run_skipped"] = True
     elif validate == 0:
+        sets = short_run_sets(llmsim, case_dir, info, opts, memory)
         flags = [a for x in sets for a in ("--set", x)]
         run = run_cmd([llmsim, "run", "mutant.json", "--out", "out", "--log-level", "warn"] + flags, case_dir, "run",
                       opts.timeout, memory)
@@ -431,6 +444,7 @@ def run_case(index, opts, bases, ctx):
         for p in case_dir.glob("out.partial-*"):
             shutil.rmtree(p, ignore_errors=True)
         (case_dir / "replay.sh").write_text(replay_script(llmsim, sets, memory))
+        (case_dir / "replay.sh").chmod(0o755)
         (case_dir / "info.json").write_text(json.dumps(info, indent=2, ensure_ascii=True) + "\n")
         shutil.move(str(case_dir), ctx["failures"] / case_dir.name)
     else:
@@ -456,19 +470,30 @@ def histogram(values):
     return dict(sorted(Counter(str(v) for v in values if v is not None).items()))
 
 
+def signature(r, cls):
+    """What a failure looks like: the mutation when llmsim said nothing (wrong): a silent accept, a hang, a crash,
+    partial outputs; else the shape of its error (quoted text, paths and numbers blanked)."""
+    code, err = (r["run"], r["run_error"]) if r["run"] not in (None, 0) else (r["validate"], r["validate_error"])
+    if cls in ("silent accepts", "hangs", "crashes", "partial outputs") or not err.startswith("error: "):
+        return re.sub(r"\d[\d.e+]*", "N", r["mutation"].split(" = ")[0].split("=")[0]).strip()
+    err = re.sub(r'"[^"]*"?', '"…"', err)
+    err = re.sub(r"(/[^ /:\]\[\]]+)+", "PATH", err.split(":", 1)[1])
+    return "error:" + re.sub(r"\d[\d.e+]*", "N", err)[:90]
+
+
 def kinds_text(results):
-    """Failures grouped by class and mutation (the path's list indices dropped): count and one example."""
+    """Failures grouped by class and signature: count, the mutations behind them, one example."""
     groups = {}
     for r in results:
         for c in r["classes"]:
-            key = (c, r["mutation"], re.sub(r"\.\d+", ".N", r["path"]))
-            groups.setdefault(key, []).append(r)
+            groups.setdefault((c, signature(r, c)), []).append(r)
     lines = []
-    for (c, mutation, path), rs in sorted(groups.items(), key=lambda kv: (CLASSES.index(kv[0][0]), -len(kv[1]))):
-        ex = rs[0]
+    for (c, sig), rs in sorted(groups.items(), key=lambda kv: (CLASSES.index(kv[0][0]), -len(kv[1]))):
+        ex, mutations = rs[0], sorted({x["mutation"] for x in rs})
         err = ex["run_error"] if ex["run"] not in (None, 0) else ex["validate_error"]
-        lines.append(f"{c} | {mutation} | {path} | {len(rs)} cases | e.g. case-{ex['case']:06d} ({ex['base']}): "
-                     f"validate {ex['validate']}, run {ex['run']}: {err[:160]!r}")
+        lines.append(f"{c} | {sig} | {len(rs)} cases | mutations: {'; '.join(mutations[:4])}"
+                     f"{' ...' if len(mutations) > 4 else ''} | e.g. case-{ex['case']:06d}: {ex['base']} "
+                     f"{ex['mutation']} at {ex['path']}: validate {ex['validate']}, run {ex['run']}: {err[:200]!r}")
     return lines
 
 
@@ -490,6 +515,9 @@ def report(results, opts, seconds):
            "runs_overrides_rejected": sum(r["revalidate"] == 2 for r in results)}
     (opts.out / "report.json").write_text(json.dumps(rep, indent=2) + "\n")
     kinds = kinds_text(results)
+    with open(opts.out / "cases.jsonl", "w") as f:
+        for r in results:
+            f.write(json.dumps(r, ensure_ascii=True) + "\n")
     (opts.out / "kinds.txt").write_text("".join(k + "\n" for k in kinds))
     with open(opts.out / "failures" / "index.tsv", "w") as f:
         for r in results:
