@@ -452,16 +452,20 @@ def run_case(index, opts, bases, ctx):
     return info
 
 
-def heavy_bases(llmsim, root):
-    """Shipped scenarios too big for a short run (over 4,096 GPUs): their mutants are validated, not run."""
-    heavy = set()
-    for f in sorted((root / "scenarios").rglob("*.json")):
-        r = subprocess.run([str(llmsim), "validate", str(f)], capture_output=True, text=True)
-        if r.returncode == 0:
-            c = json.loads(r.stdout)["cluster"]
-            if c["nodes"] * c["gpus_per_node"] > 4096:
-                heavy.add(f.relative_to(root).as_posix())
-    return heavy
+class HeavyBases:
+    """Which shipped scenarios are too big for a short run (over 4,096 GPUs): their mutants are validated, not
+    run. Asked once per scenario, when one of its mutants is accepted."""
+
+    def __init__(self, llmsim, root):
+        self.llmsim, self.root, self.known, self.lock = llmsim, root, {}, threading.Lock()
+
+    def __contains__(self, base):
+        with self.lock:
+            if base not in self.known:
+                r = subprocess.run([str(self.llmsim), "validate", str(self.root / base)], capture_output=True, text=True)
+                cluster = json.loads(r.stdout)["cluster"] if r.returncode == 0 else {"nodes": 0, "gpus_per_node": 0}
+                self.known[base] = cluster["nodes"] * cluster["gpus_per_node"] > 4096
+            return self.known[base]
 
 
 # ---- the report ----
@@ -566,7 +570,7 @@ def main(argv):
     ctx = {"fixtures": fixtures(opts.out), "work": opts.out / "work", "failures": opts.out / "failures",
            "memory": int(opts.memory_GiB * 2 ** 30)}
     ctx["fixtures"]["LLMSIM"] = str(opts.llmsim)
-    ctx["heavy"] = heavy_bases(opts.llmsim, REPO)
+    ctx["heavy"] = HeavyBases(opts.llmsim, REPO)
     ctx["failures"].mkdir()
     bases = shipped_scenarios(REPO)
     started, results, lock = time.monotonic(), [], threading.Lock()
