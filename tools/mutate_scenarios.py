@@ -7,8 +7,7 @@ run briefly, classified against llmsim's input-error policy (README: one "error:
 Mutant i is a pure function of (--seed, i): the same options give the same cases in any order and with any
 --jobs. A case is `llmsim validate MUTANT`, then, if that exits 0, `llmsim run MUTANT` made short and cheap with
 --set overrides (see run_overrides); mutants of shipped scenarios over 4,096 GPUs are validated only. Each
-command runs under a time limit (--timeout; validate: --validate-timeout) and an address-space limit
-(--memory-GiB).
+command runs under a time limit (--timeout) and an address-space limit (--memory-GiB).
 
 Classes (a case may fall into several):
   crashes          killed by a signal (SIGSEGV, SIGABRT, the kernel's OOM killer ...)
@@ -362,7 +361,7 @@ def short_run_sets(llmsim, case_dir, info, opts, memory):
     sets, sizes = run_overrides(resolved_scenario(case_dir), info["path"])
     if sizes:
         flags = [a for x in sets + sizes for a in ("--set", x)]
-        if run_cmd([llmsim, "validate", "mutant.json"] + flags, case_dir, "shrink", opts.validate_timeout, memory) == 0:
+        if run_cmd([llmsim, "validate", "mutant.json"] + flags, case_dir, "shrink", opts.timeout, memory) == 0:
             return sets + sizes
     return sets
 
@@ -420,7 +419,8 @@ def run_case(index, opts, bases, ctx):
     case_dir.mkdir(parents=True)
     (case_dir / "mutant.json").write_bytes(data)
     llmsim, memory = str(opts.llmsim), ctx["memory"]
-    validate = run_cmd([llmsim, "validate", "mutant.json"], case_dir, "validate", opts.validate_timeout, memory)
+    validate = run_cmd([llmsim, "validate", "mutant.json"], case_dir, "validate", opts.timeout, memory)
+    info["validate_s"] = round(time.monotonic() - started, 3)
     run = revalidate = None
     sets = []
     if validate == 0 and info["base"] in ctx["heavy"]:
@@ -432,7 +432,7 @@ def run_case(index, opts, bases, ctx):
                       opts.timeout, memory)
         if run == 2:  # is it the overrides that validate rejects?
             revalidate = run_cmd([llmsim, "validate", "mutant.json"] + flags, case_dir, "revalidate",
-                                 opts.validate_timeout, memory)
+                                 opts.timeout, memory)
     info.update(validate=validate, run=run, revalidate=revalidate)
     info["classes"] = sorted(classify(info, case_dir, validate, run))
     info["seconds"] = round(time.monotonic() - started, 3)
@@ -516,7 +516,8 @@ def report(results, opts, seconds):
            "run_exit_codes": histogram(r["run"] for r in results),
            "operators": histogram(r["op"] for r in results), "totals": totals,
            "runs_skipped_heavy_base": sum(bool(r.get("run_skipped")) for r in results),
-           "runs_overrides_rejected": sum(r["revalidate"] == 2 for r in results)}
+           "runs_overrides_rejected": sum(r["revalidate"] == 2 for r in results),
+           "validate_median_s": sorted(r["validate_s"] for r in results)[len(results) // 2]}
     (opts.out / "report.json").write_text(json.dumps(rep, indent=2) + "\n")
     kinds = kinds_text(results)
     with open(opts.out / "cases.jsonl", "w") as f:
@@ -530,6 +531,9 @@ def report(results, opts, seconds):
     print(f"validate exit codes: {rep['validate_exit_codes']}")
     print(f"run exit codes: {rep['run_exit_codes']} ({rep['runs_skipped_heavy_base']} accepted mutants of scenarios "
           f"over 4,096 GPUs not run; {rep['runs_overrides_rejected']} runs whose short-run --set validate rejects)")
+    slowest = max(results, key=lambda r: r["validate_s"])
+    print(f"validate: median {rep['validate_median_s']} s, slowest {slowest['validate_s']:.1f} s "
+          f"(case-{slowest['case']:06d}, {slowest['base']}, {slowest['mutation']} at {slowest['path']})")
     print(f"{len(results)} cases in {seconds:.0f} s ({rep['cases_per_s']} cases/s); "
           f"{len(kinds)} failure kinds in {opts.out / 'kinds.txt'}, cases in {opts.out / 'failures'}/")
     print(summary_line(len(results), totals))
@@ -544,12 +548,11 @@ def options(argv):
     p.add_argument("-j", "--jobs", type=int, default=2, help="cases at once (default 2)")
     p.add_argument("--out", type=Path, default=Path("mutation-out"), help="report and failing cases (emptied first)")
     p.add_argument("--llmsim", type=Path, default=REPO / "build" / "llmsim", help="the binary under test")
-    p.add_argument("--timeout", type=float, default=60, help="seconds a run may take (default 60)")
-    p.add_argument("--validate-timeout", type=float, default=10, help="seconds a validate may take (default 10)")
+    p.add_argument("--timeout", type=float, default=60, help="seconds a command may take (default 60)")
     p.add_argument("--memory-GiB", type=float, default=4, help="address-space limit of each command (default 4)")
     o = p.parse_args(argv)
-    if o.count < 1 or o.jobs < 1 or o.timeout <= 0 or o.validate_timeout <= 0 or o.memory_GiB <= 0:
-        p.error("--count, --jobs, --timeout, --validate-timeout and --memory-GiB must be positive")
+    if o.count < 1 or o.jobs < 1 or o.timeout <= 0 or o.memory_GiB <= 0:
+        p.error("--count, --jobs, --timeout and --memory-GiB must be positive")
     if not os.access(o.llmsim, os.X_OK):
         p.error(f"--llmsim {o.llmsim}: not an executable (build it: cmake --build build)")
     o.llmsim, o.out = o.llmsim.resolve(), o.out.resolve()
