@@ -2,7 +2,7 @@
 # Installs the Debian packages llmsim needs, only those missing (idempotent). Uses sudo when not root.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libsimgrid-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libglpk-dev
-          googletest libgtest-dev python3 python3-matplotlib python3-scipy
+          googletest libgtest-dev python3 python3-matplotlib python3-scipy python3-jsonschema
           slurm-wlm munge)  # slurm-wlm, munge: llmsim sweep --backend slurm, tools/slurm-local.sh
 missing=()
 for p in "${packages[@]}"; do

@@ -38,6 +38,17 @@ ReferenceNode family_node(const Family& fam, const std::string& parent) {
   return n;
 }
 
+/// Per preset of section `n`: the required fields (no default) of the section that the preset does not set.
+std::map<std::string, std::vector<std::string>> preset_needs(const ReferenceNode& n) {
+  std::map<std::string, std::vector<std::string>> needs;
+  for (const auto& name : n.presets) {
+    const auto preset = load_preset(n.preset_folder, name, n.path);
+    for (const auto& c : n.children)
+      if (!c.field.default_value && !c.is_family() && !preset.contains(c.field.key)) needs[name].push_back(c.field.key);
+  }
+  return needs;
+}
+
 std::vector<std::string> all_kinds(const FieldList& top) {
   for (const auto& f : top)
     if (f.key == "kind") return f.allowed;
@@ -61,6 +72,7 @@ ReferenceNode scenario_reference() {
       if (f.key == ps.section) {
         n.preset_folder = ps.folder;
         n.presets = list_presets(ps.folder);
+        n.preset_needs = preset_needs(n);
       }
     root.children.push_back(std::move(n));
   }

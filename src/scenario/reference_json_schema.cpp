@@ -67,11 +67,26 @@ ojson family_schema(const ReferenceNode& n, bool strict) {
           {"anyOf", {{{"type", "string"}, {"enum", name.field.allowed}}, object}}};
 }
 
+/// A preset name, {"preset": name, <overrides>} (with the fields the preset lacks) or all fields.
 ojson preset_section_schema(const ReferenceNode& n, bool strict) {
-  ojson preset = {{"type", "string"}, {"enum", n.presets}, {"description", "preset in configs/" + n.preset_folder + "/"}};
-  ojson with_preset = object_body(n.children, false, {{"preset", preset}});
+  ojson complete = ojson::array(), needs = ojson::array();
+  for (const auto& p : n.presets) {
+    const auto lacking = n.preset_needs.find(p);
+    if (lacking == n.preset_needs.end())
+      complete.push_back(p);
+    else
+      needs.push_back({{"if", {{"properties", {{"preset", {{"const", p}}}}}}}, {"then", {{"required", lacking->second}}}});
+  }
+  const std::string where = "preset in configs/" + n.preset_folder + "/";
+  ojson with_preset = object_body(n.children, false, {{"preset", {{"type", "string"}, {"enum", n.presets},
+                                                                  {"description", where}}}});
   with_preset["required"] = {"preset"};
-  return {{"description", description(n)}, {"anyOf", {preset, with_preset, object_body(n.children, strict)}}};
+  if (!needs.empty()) with_preset["allOf"] = needs;
+  ojson forms = ojson::array();
+  if (!complete.empty()) forms.push_back({{"type", "string"}, {"enum", complete}, {"description", where}});
+  forms.push_back(with_preset);
+  forms.push_back(object_body(n.children, strict));
+  return {{"description", description(n)}, {"anyOf", forms}};
 }
 
 ojson schema_of(const ReferenceNode& n, bool strict) {

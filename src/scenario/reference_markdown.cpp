@@ -142,6 +142,18 @@ void family(std::ostream& out, const ReferenceNode& n, int level) {
   }
 }
 
+/// The presets of a preset section, each lacking required fields with them ("`selene` (no `nodes`: give it
+/// beside \"preset\")").
+std::string preset_list(const ReferenceNode& n) {
+  std::vector<std::string> names;
+  for (const auto& p : n.presets) {
+    const auto lacking = n.preset_needs.find(p);
+    names.push_back("`" + p + "`" + (lacking == n.preset_needs.end() ? "" : " (no " + join(lacking->second, ", ", "`") +
+                                                                                ": give it beside \"preset\")"));
+  }
+  return join(names, ", ");
+}
+
 void section(std::ostream& out, const ReferenceNode& n, int level, const std::string& member) {
   if (n.is_family()) return family(out, n, level);
   out << heading(level, title(n, member));
@@ -149,7 +161,7 @@ void section(std::ostream& out, const ReferenceNode& n, int level, const std::st
   if (!n.kinds.empty()) out << " Only in scenarios of kind " << join(n.kinds, ", ", "`") << ".";
   if (!n.presets.empty())
     out << " A preset section: the bare name of a preset in `configs/" << n.preset_folder << "/`, or `{\"preset\": "
-        << "<name>, <fields overriding the preset's>}`, or all fields. Presets: " << join(n.presets, ", ", "`") << ".";
+        << "<name>, <fields overriding the preset's>}`, or all fields. Presets: " << preset_list(n) << ".";
   out << (n.path.empty() ? "" : "\n\n");
   table(out, n.children, member);
   // The top level's sections are level-2 headings too.

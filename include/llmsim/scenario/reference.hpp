@@ -3,6 +3,7 @@
 // tables the loader checks against (sections.hpp: section_fields, families, preset_sections, section_allowed;
 // each registered strategy's parameter table) into a tree, then printed either as Markdown
 // (docs/scenario-reference.md) or as a JSON Schema draft 2020-12 (docs/scenario.schema.json).
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -31,13 +32,16 @@ struct ReferenceNode {
                                          ///< sit beside "name"; the value may also be the bare name
   std::string preset_folder;             ///< non-empty = a preset section: configs/<preset_folder>/
   std::vector<std::string> presets;      ///< names it may take ("preset": name, or the bare name)
+  std::map<std::string, std::vector<std::string>> preset_needs;  ///< per preset lacking required fields (e.g.
+                                                                 ///< cluster.nodes): their keys, to be given
+                                                                 ///< beside "preset" (no bare name then)
   std::vector<std::string> kinds;        ///< scenario kinds that may have this field; empty = every kind
   bool is_family() const { return !members.empty(); }
 };
 
 /// The whole scenario: the top-level fields in table order, each section with its fields, each family at its
 /// place (cluster.topology, strategies.*, routing, faults.process, serving.*) with every registered member.
-/// Preset names are read from config_dir().
+/// Preset names are read from config_dir(), and each preset for the required fields it leaves out.
 ReferenceNode scenario_reference();
 
 /// Markdown: per section a table (key, type, unit, default, allowed values/range, description), nested objects
@@ -47,7 +51,8 @@ std::string reference_markdown(const ReferenceNode& root);
 /// JSON Schema draft 2020-12 of a scenario file: objects with "properties" and "additionalProperties": false,
 /// "required" for fields without a default, numeric ranges as minimum/maximum/exclusive*, enums, defaults,
 /// descriptions; "auto" accepted where the field allows it; a preset section is a preset name or an object
-/// (with "preset" the other fields are optional); a family is a member name or an object whose "name" selects
+/// (with "preset" the other fields are optional but for those the preset lacks; a preset lacking some has no
+/// bare-name form); a family is a member name or an object whose "name" selects
 /// the member's parameters (if/then); sections of one kind only are excluded for the others (if/then on "kind").
 nlohmann::ordered_json reference_json_schema(const ReferenceNode& root);
 
