@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
 
 #include "llmsim/util/error.hpp"
 
@@ -130,12 +131,14 @@ FailureDraw failures_of(const scenario::Scenario& s) {
 }
 
 std::vector<Failure> with_spares(std::vector<Failure> failures, int spares, double replace) {
-  std::vector<double> free_at(spares, 0);  // when each spare is in the pool again (its failed node repaired)
+  // When each spare is in the pool again (its failed node repaired), soonest on top. Each failure takes at most
+  // one spare, so spares beyond the number of failures are never needed.
+  std::priority_queue<double, std::vector<double>, std::greater<double>> free_at(
+      std::greater<double>(), std::vector<double>(std::min<size_t>(std::max(spares, 0), failures.size()), 0));
   for (auto& f : failures) {
-    if (replace >= f.duration) continue;
-    auto spare = std::min_element(free_at.begin(), free_at.end());
-    if (spare == free_at.end() || *spare > f.time) continue;  // none free: wait for the repair
-    *spare = f.time + f.duration;  // the repaired node becomes the spare
+    if (replace >= f.duration || free_at.empty() || free_at.top() > f.time) continue;  // none free: wait for the repair
+    free_at.pop();
+    free_at.push(f.time + f.duration);  // the repaired node becomes the spare
     f.duration = replace;
   }
   return failures;
