@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/model/moe.hpp"
 #include "llmsim/serving/workload.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/util/error.hpp"
@@ -62,14 +63,18 @@ WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
   for (int l = 0; l < s.model.layers; ++l) moe_layers += s.model.moe.is_moe_layer(l) ? 1 : 0;
   const double moe_per_chunk = double(moe_layers) / (p.pp * v);
   const double passes = workers * iterations * m * v;  // (micro-batch, chunk) pairs run by all workers
-  // At least a compute, a send and a receive per pass and direction: too many of those and no plan is built.
-  e.ops = passes * 6;
+  // At least a compute, a send and a receive per pass and direction, and a start and a wait per gradient bucket
+  // (2-byte gradients at the least): too many of those and no plan is built.
+  const double buckets = std::ceil(model::model_params(s.model) / (p.tp * p.pp) * 2 / s.training.grad_bucket_bytes);
+  e.ops = passes * 6 + workers * iterations * 2 * buckets;
   e.flows = passes * (2 + 2 * moe_per_chunk * p.ep) + workers * iterations * 2 * (p.dp - 1);
   const double by_batch = double(m) * v, by_cluster = workers;  // what dominates the size
   e.field = iterations >= std::max(by_batch, by_cluster) ? "/training/iterations"
             : by_batch >= by_cluster                     ? "/training/global_batch"
                                                          : "/cluster/nodes";
-  if (e.gpus <= limits::kMaxGpus && e.ops <= limits::kMaxOps) e.ops = iterations * iteration_ops(s, *schedule, m);
+  const double bound_bytes = e.ops * limits::kBytesPerOp + gpus * limits::kBytesPerGpu;
+  if (e.gpus <= limits::kMaxGpus && e.ops <= limits::kMaxOps && bound_bytes <= limits::kMaxSimulationBytes)
+    e.ops = iterations * iteration_ops(s, *schedule, m);
   return e;
 }
 

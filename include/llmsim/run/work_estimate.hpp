@@ -8,7 +8,7 @@
 // the optimizer, b: each micro-batch's passes), so two small plans of the same scenario (m1 and 2 m1 micro-batches,
 // one iteration) give them, and the estimate is iterations (a + b m) — exact for every schedule and MoE pipeline
 // whose per-micro-batch ops do not depend on m. Before those plans are built, a lower bound (6 ops per worker,
-// micro-batch and chunk) refuses what is far too large. Flows: two pipeline transfers per worker, micro-batch and
+// micro-batch and chunk, 2 per gradient bucket of 2-byte gradients) refuses what is far too large. Flows: two pipeline transfers per worker, micro-batch and
 // chunk, plus per MoE layer an all-to-all of ep flows each way, plus 2 (dp - 1) ring steps per worker and
 // iteration for the gradient all-reduce. Serving: one record per request and about one step per 16 output tokens
 // of each request (a lower bound of the steps for batches above 16). Memory: the constants of util/limits.hpp.
