@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string config_dir() {
-  if (const char* env = std::getenv("LLMSIM_CONFIG_DIR")) return env;
+  if (const char* env = std::getenv("LLMSIM_CONFIG_DIR"); env && *env) return env;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
