@@ -2,7 +2,10 @@
 """Checks the JSON Schema `llmsim schema --format json-schema` prints with a full validator of the draft it
 declares (Debian's python3-jsonschema), against llmsim itself:
 
-  check_schema.py --llmsim build/llmsim shipped    every shipped scenario, raw and resolved, is valid
+  check_schema.py --llmsim build/llmsim --resolved DIR shipped
+                                                   every shipped scenario is valid, and its resolved form
+                                                   in DIR (the loader's, which tests/scenario/
+                                                   reference_test.cpp writes there)
   check_schema.py --llmsim build/llmsim rejected   every scenario of BAD that `llmsim validate` rejects (exit 2,
                                                    one "error: " line) the schema rejects too, except the ones
                                                    of NOT_EXPRESSED, which it must accept (so that list stays
@@ -133,14 +136,18 @@ def first_error(validator, doc):
     return None if not errors else f"{errors[0].json_path}: {errors[0].message[:200]}"
 
 
-def llmsim_validate(llmsim, file, sets=()):
-    """(exit code, resolved scenario or None, stderr) of `llmsim validate file --set ...`."""
-    r = subprocess.run([str(llmsim), "validate", str(file)] + [a for x in sets for a in ("--set", x)],
-                       capture_output=True, text=True)
+def llmsim_validate(llmsim, file):
+    """(exit code, resolved scenario or None, stderr) of `llmsim validate file`."""
+    r = subprocess.run([str(llmsim), "validate", str(file)], capture_output=True, text=True)
     return r.returncode, json.loads(r.stdout) if r.returncode == 0 else None, r.stderr
 
 
-def shipped(llmsim, validator):
+def resolved_name(scenario):
+    """The file a scenario's resolved form is in: its path below the repository, "/" as "__"."""
+    return scenario.replace("/", "__")
+
+
+def shipped(opts, validator):
     problems, files = [], sorted(f for f in (REPO / "scenarios").rglob("*.json")
                                  if f.relative_to(REPO).as_posix() != "scenarios/regression/baseline.json")
     for f in files:
@@ -148,13 +155,12 @@ def shipped(llmsim, validator):
         why = first_error(validator, json.loads(f.read_text()))
         if why:
             problems.append(f"{name}: the schema rejects the shipped scenario: {why}")
-        # An ns-3 scenario is for bench-collective; validate, which checks a run, refuses ns-3: resolved with CM02.
-        ns3 = json.loads(f.read_text()).get("network", {}).get("model") == "ns-3"
-        code, resolved, err = llmsim_validate(llmsim, f, ["network.model=CM02"] if ns3 else [])
-        if code != 0:
-            problems.append(f"{name}: llmsim validate exits {code}: {err.strip()}")
-        elif first_error(validator, resolved):
-            problems.append(f"{name}: the schema rejects the resolved scenario: {first_error(validator, resolved)}")
+        resolved = opts.resolved / resolved_name(name)
+        if not resolved.is_file():
+            problems.append(f"{name}: no resolved form {resolved}")
+        elif first_error(validator, json.loads(resolved.read_text())):
+            problems.append(f"{name}: the schema rejects its resolved form: "
+                            f"{first_error(validator, json.loads(resolved.read_text()))}")
     if len(files) < 60:
         problems.append(f"only {len(files)} shipped scenarios found under {REPO / 'scenarios'}")
     return problems
@@ -180,8 +186,8 @@ def mutant(base, sets):
     return doc
 
 
-def rejected(llmsim, validator):
-    problems = []
+def rejected(opts, validator):
+    problems, llmsim = [], opts.llmsim
     with tempfile.TemporaryDirectory(prefix="llmsim-schema-") as tmp:
         for i, (base, sets) in enumerate(BAD + NULLS + NOT_EXPRESSED + GOOD):
             doc = mutant(base, sets)
@@ -205,10 +211,13 @@ def rejected(llmsim, validator):
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--llmsim", type=Path, required=True)
+    p.add_argument("--resolved", type=Path, help="shipped: folder of the resolved scenarios (resolved_name)")
     p.add_argument("what", choices=["shipped", "rejected"])
     o = p.parse_args(argv)
+    if o.what == "shipped" and not o.resolved:
+        p.error("shipped needs --resolved")
     validator = the_validator(o.llmsim)
-    problems = (shipped if o.what == "shipped" else rejected)(o.llmsim, validator)
+    problems = (shipped if o.what == "shipped" else rejected)(o, validator)
     for line in problems:
         print(line)
     print(f"check_schema {o.what}: {len(problems)} problems ({type(validator).__name__}, jsonschema "

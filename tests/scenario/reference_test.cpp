@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -125,7 +126,19 @@ void expect_schema_check(const fs::path& dir, const std::string& what) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << llmsim::test::read_file(log);
 }
 
-TEST_F(SchemaCommand, FullValidatorAcceptsEveryShippedScenarioRawAndResolved) { expect_schema_check(dir_, "shipped"); }
+TEST_F(SchemaCommand, FullValidatorAcceptsEveryShippedScenarioRawAndResolved) {
+  // The loader's resolved form of every shipped scenario, named as check_schema.py's resolved_name says (llmsim
+  // validate would print it too, but it also plans each run: seconds for the big ones).
+  const fs::path resolved = dir_ / "resolved";
+  fs::create_directories(resolved);
+  for (const auto& e : fs::recursive_directory_iterator(llmsim::test::source_path("scenarios"))) {
+    std::string name = fs::relative(e.path(), LLMSIM_TEST_SOURCE_DIR).generic_string();
+    if (e.path().extension() != ".json" || name == "scenarios/regression/baseline.json") continue;
+    for (size_t at; (at = name.find('/')) != std::string::npos;) name.replace(at, 1, "__");
+    std::ofstream(resolved / name) << llmsim::scenario::load_scenario(e.path().string()).resolved.dump();
+  }
+  expect_schema_check(dir_, "--resolved '" + resolved.string() + "' shipped");
+}
 
 TEST_F(SchemaCommand, FullValidatorRejectsWhatValidateRejects) { expect_schema_check(dir_, "rejected"); }
 
