@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <unordered_map>
+#include <variant>
 
 #include "llmsim/collectives/auto_select.hpp"
 #include "llmsim/engine/plan_runner.hpp"
@@ -21,7 +22,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace llmsim::engine {
 
-using workload::Op;
 using workload::TimeCategory;
 
 namespace {
@@ -29,10 +29,19 @@ namespace {
 /// Message tag of a pipeline transfer: (pass, micro-batch, chunk), non-zero so it can travel as a payload.
 /// A pipeline message: activations (forward) or their gradient (a whole or B-only backward sends the same
 /// gradient, so schedules that mix them still match) of a micro-batch for a chunk.
-uintptr_t tag_of(workload::Pass pass, int micro_batch, int chunk) {
-  const uintptr_t gradient = pass == workload::Pass::Forward ? 0 : 1;
-  return ((static_cast<uintptr_t>(micro_batch) << 20 | static_cast<uintptr_t>(chunk)) << 1 | gradient) + 1;
+uintptr_t tag_of(const workload::PassStep& m) {
+  const uintptr_t gradient = m.pass == workload::Pass::Forward ? 0 : 1;
+  return ((static_cast<uintptr_t>(m.micro_batch) << 20 | static_cast<uintptr_t>(m.chunk)) << 1 | gradient) + 1;
 }
+
+/// What a worker's actor keeps while it runs its program.
+struct WorkerState {
+  int id = 0;
+  std::set<uintptr_t> early;                        // messages that arrived before their Recv
+  std::unordered_map<int, double> events;           // event id -> completion time on its side stream
+  std::unordered_map<int, double> streams_free;     // side stream -> time it is free
+  std::unordered_map<int, sg4::CommPtr> transfers;  // event id -> memory transfer in flight
+};
 
 struct CollectiveInstance {
   int arrived = 0;
@@ -48,8 +57,9 @@ class Runtime {
     std::vector<int> uses(w.collectives.size(), 0);  // most starts of each collective by one worker
     for (const auto& wk : w.workers) {
       std::vector<int> mine(w.collectives.size(), 0);
-      for (const auto& op : wk.ops)
-        if (op.kind == Op::Kind::CollStart) uses[op.ref] = std::max(uses[op.ref], ++mine[op.ref]);
+      for (const auto& o : wk.ops)
+        if (const auto* start = std::get_if<workload::CollectiveStartOp>(&o))
+          uses[start->collective] = std::max(uses[start->collective], ++mine[start->collective]);
     }
     instances_.resize(w.collectives.size());
     for (size_t c = 0; c < w.collectives.size(); ++c)
@@ -79,8 +89,19 @@ class Runtime {
   bool finished(int id) const { return finished_.count(id) > 0; }
 
  private:
-  void send(int id, const Op& op);
-  void recv(int id, const Op& op, std::set<uintptr_t>& early);
+  // One per op kind, run by the worker's actor; each starts at the current simulated time.
+  void run(WorkerState& w, const workload::ComputeOp& o);
+  void run(WorkerState& w, const workload::CollectiveStartOp& o) { start_collective(w.id, o.collective); }
+  void run(WorkerState& w, const workload::CollectiveWaitOp& o);
+  void run(WorkerState& w, const workload::SendOp& o);
+  void run(WorkerState& w, const workload::RecvOp& o);
+  void run(WorkerState& w, const workload::IterationEndOp& o) {
+    rec_.iteration_end(w.id, o.iteration, sg4::Engine::get_clock());
+  }
+  void run(WorkerState& w, const workload::CommAsyncOp& o);
+  void run(WorkerState& w, const workload::WaitEventOp& o);
+  void run(WorkerState& w, const workload::MemoryStartOp& o);
+  void run(WorkerState& w, const workload::MemoryWaitOp& o);
   std::shared_ptr<CollectiveInstance> instance(int spec, int index) const {
     return instances_[spec][index];
   }
@@ -132,111 +153,111 @@ class Runtime {
 
 void Runtime::run_worker(int id) {
   const auto& wk = w_.workers[id];
-  for (const auto& op : wk.ops) {
-    if (op.kind == Op::Kind::Recv) mailbox(op.ref, id)->set_receiver(sg4::Actor::self());
-  }
-  std::set<uintptr_t> early;
-  std::unordered_map<int, double> events;  // event id -> completion time on its side stream
-  std::unordered_map<int, double> streams_free;  // side stream -> time it is free
-  std::unordered_map<int, sg4::CommPtr> transfers;  // event id -> memory transfer in flight
-  for (const auto& op : wk.ops) {
-    const double t0 = sg4::Engine::get_clock();
-    switch (op.kind) {
-      case Op::Kind::Compute: {
-        const auto& cost = w_.costs[op.ref];
-        if (cost.duration > 0) {
-          sg4::this_actor::sleep_for(cost.duration);
-          rec_.count_activity();
-        }
-        rec_.add_breakdown(id, cost.by_category);
-        rec_.event({id, 0, cost.main_category(), op.pass, op.micro_batch, op.chunk, op.ref, t0, sg4::Engine::get_clock()});
-        break;
-      }
-      case Op::Kind::Send: send(id, op); break;
-      case Op::Kind::Recv: recv(id, op, early); break;
-      case Op::Kind::CollStart: start_collective(id, op.ref); break;
-      case Op::Kind::CollWait: {
-        wait_collective(id, op.ref);
-        const double waited = sg4::Engine::get_clock() - t0;
-        rec_.add_time(id, w_.collectives[op.ref].category, waited);
-        if (waited > 0)
-          rec_.event({id, 0, w_.collectives[op.ref].category, op.pass, -1, -1, op.ref, t0, t0 + waited});
-        break;
-      }
-      case Op::Kind::IterationEnd: rec_.iteration_end(id, op.ref, t0); break;
-      case Op::Kind::CommAsync: {
-        // Each side stream is a FIFO of analytic transfers: no SimGrid activity is needed.
-        const auto& cost = w_.costs[op.ref];
-        double& stream_free = streams_free[op.stream];
-        const double start = std::max({t0, stream_free, op.after >= 0 ? events.at(op.after) : 0.0});
-        stream_free = events[op.micro_batch] = start + cost.duration;
-        rec_.event({id, op.stream, cost.main_category(), op.pass, -1, op.chunk, op.ref, start, start + cost.duration});
-        break;
-      }
-      case Op::Kind::MemoryStart: {
-        auto* memory = p_.memories.at(op.chunk);
-        auto* self = host(id, 0);
-        const auto bytes = static_cast<uint64_t>(op.bytes);
-        transfers[op.micro_batch] =
-            op.ref == 0 ? sg4::Comm::sendto_async(memory, self, bytes) : sg4::Comm::sendto_async(self, memory, bytes);
-        break;
-      }
-      case Op::Kind::MemoryWait: {
-        auto it = transfers.find(op.micro_batch);
-        it->second->wait();
-        transfers.erase(it);
-        rec_.count_activity();
-        rec_.add_time(id, TimeCategory::Offload, sg4::Engine::get_clock() - t0);
-        break;
-      }
-      case Op::Kind::WaitEvent: {
-        const double until = events.at(op.micro_batch);
-        if (until > t0) {
-          sg4::this_actor::sleep_for(until - t0);
-          rec_.count_activity();
-          rec_.add_time(id, w_.costs[op.ref].main_category(), until - t0);
-        }
-        break;
-      }
-    }
+  for (const auto& o : wk.ops)
+    if (const auto* recv = std::get_if<workload::RecvOp>(&o)) mailbox(recv->peer, id)->set_receiver(sg4::Actor::self());
+  WorkerState state;
+  state.id = id;
+  for (const auto& o : wk.ops) {
+    std::visit([this, &state](const auto& x) { run(state, x); }, o);
     util::progress_counter().fetch_add(1, std::memory_order_relaxed);
   }
   finished_.insert(id);
 }
 
-void Runtime::send(int id, const Op& op) {
+void Runtime::run(WorkerState& w, const workload::ComputeOp& o) {
   const double t0 = sg4::Engine::get_clock();
-  const uintptr_t tag = tag_of(op.pass, op.micro_batch, op.chunk);
-  send_posted_[{id, op.ref, tag}] = t0;
+  const auto& cost = w_.costs[o.cost];
+  if (cost.duration > 0) {
+    sg4::this_actor::sleep_for(cost.duration);
+    rec_.count_activity();
+  }
+  rec_.add_breakdown(w.id, cost.by_category);
+  rec_.event({w.id, 0, cost.main_category(), o.step.pass, o.step.micro_batch, o.step.chunk, o.cost, t0,
+              sg4::Engine::get_clock()});
+}
+
+void Runtime::run(WorkerState& w, const workload::CollectiveWaitOp& o) {
+  const double t0 = sg4::Engine::get_clock();
+  wait_collective(w.id, o.collective);
+  const double waited = sg4::Engine::get_clock() - t0;
+  const TimeCategory category = w_.collectives[o.collective].category;
+  rec_.add_time(w.id, category, waited);
+  if (waited > 0) rec_.event({w.id, 0, category, o.pass, -1, -1, o.collective, t0, t0 + waited});
+}
+
+void Runtime::run(WorkerState& w, const workload::CommAsyncOp& o) {
+  // Each side stream is a FIFO of analytic transfers: no SimGrid activity is needed.
+  const double t0 = sg4::Engine::get_clock();
+  const auto& cost = w_.costs[o.cost];
+  double& stream_free = w.streams_free[o.stream];
+  const double start = std::max({t0, stream_free, o.after >= 0 ? w.events.at(o.after) : 0.0});
+  stream_free = w.events[o.event] = start + cost.duration;
+  rec_.event({w.id, o.stream, cost.main_category(), o.pass, -1, o.chunk, o.cost, start, start + cost.duration});
+}
+
+void Runtime::run(WorkerState& w, const workload::WaitEventOp& o) {
+  const double t0 = sg4::Engine::get_clock();
+  const double until = w.events.at(o.event);
+  if (until <= t0) return;
+  sg4::this_actor::sleep_for(until - t0);
+  rec_.count_activity();
+  rec_.add_time(w.id, w_.costs[o.cost].main_category(), until - t0);
+}
+
+void Runtime::run(WorkerState& w, const workload::MemoryStartOp& o) {
+  auto* memory = p_.memories.at(o.endpoint);
+  auto* self = host(w.id, 0);
+  const auto bytes = static_cast<uint64_t>(o.bytes);
+  const bool read = o.direction == workload::MemoryDirection::Read;
+  w.transfers[o.event] = read ? sg4::Comm::sendto_async(memory, self, bytes) : sg4::Comm::sendto_async(self, memory, bytes);
+}
+
+void Runtime::run(WorkerState& w, const workload::MemoryWaitOp& o) {
+  const double t0 = sg4::Engine::get_clock();
+  auto it = w.transfers.find(o.event);
+  it->second->wait();
+  w.transfers.erase(it);
+  rec_.count_activity();
+  rec_.add_time(w.id, TimeCategory::Offload, sg4::Engine::get_clock() - t0);
+}
+
+void Runtime::run(WorkerState& w, const workload::SendOp& o) {
+  const double t0 = sg4::Engine::get_clock();
+  const int id = w.id;
+  const uintptr_t tag = tag_of(o.message);
+  send_posted_[{id, o.peer, tag}] = t0;
   if (message_overhead_ > 0) sg4::this_actor::sleep_for(message_overhead_);
-  const auto bytes = static_cast<uint64_t>(op.bytes * p_.lane_width);  // one flow per host of the group
-  std::vector<sg4::CommPtr> comms = {mailbox(id, op.ref)->put_async(reinterpret_cast<void*>(tag), bytes)};
-  for (int lane = 1; lane < lanes(id); ++lane) comms.push_back(sg4::Comm::sendto_async(host(id, lane), host(op.ref, lane), bytes));
+  const auto bytes = static_cast<uint64_t>(o.bytes * p_.lane_width);  // one flow per host of the group
+  std::vector<sg4::CommPtr> comms = {mailbox(id, o.peer)->put_async(reinterpret_cast<void*>(tag), bytes)};
+  for (int lane = 1; lane < lanes(id); ++lane) comms.push_back(sg4::Comm::sendto_async(host(id, lane), host(o.peer, lane), bytes));
   sg4::Comm::wait_all(comms);
   rec_.count_activity(static_cast<long long>(comms.size()));
   const double t1 = sg4::Engine::get_clock();
   rec_.add_time(id, TimeCategory::PpComm, t1 - t0);
-  rec_.event({id, 1, TimeCategory::PpComm, op.pass, op.micro_batch, op.chunk, op.ref, t0, t1});
+  const auto& m = o.message;
+  rec_.event({id, 1, TimeCategory::PpComm, m.pass, m.micro_batch, m.chunk, o.peer, t0, t1});
 }
 
-void Runtime::recv(int id, const Op& op, std::set<uintptr_t>& early) {
+void Runtime::run(WorkerState& w, const workload::RecvOp& o) {
   const double t0 = sg4::Engine::get_clock();
-  const uintptr_t want = tag_of(op.pass, op.micro_batch, op.chunk);
-  if (!early.erase(want)) {
-    auto* mb = mailbox(op.ref, id);
+  const int id = w.id;
+  const uintptr_t want = tag_of(o.message);
+  if (!w.early.erase(want)) {
+    auto* mb = mailbox(o.peer, id);
     while (true) {
       const auto got = reinterpret_cast<uintptr_t>(mb->get<void>());
       if (got == want) break;
-      early.insert(got);
+      w.early.insert(got);
     }
   }
   const double t1 = sg4::Engine::get_clock();
-  auto it = send_posted_.find({op.ref, id, want});
+  auto it = send_posted_.find({o.peer, id, want});
   const double posted = it == send_posted_.end() ? t0 : it->second;
   if (it != send_posted_.end()) send_posted_.erase(it);
   const double idle = std::clamp(posted - t0, 0.0, t1 - t0);
   rec_.add_time(id, TimeCategory::PpComm, t1 - t0 - idle);
-  if (t1 > t0) rec_.event({id, 0, TimeCategory::PpComm, op.pass, op.micro_batch, op.chunk, op.ref, t0 + idle, t1});
+  const auto& m = o.message;
+  if (t1 > t0) rec_.event({id, 0, TimeCategory::PpComm, m.pass, m.micro_batch, m.chunk, o.peer, t0 + idle, t1});
 }
 
 void Runtime::start_collective(int id, int spec) {

@@ -73,8 +73,10 @@ std::map<MessageKey, double> message_bytes(const workload::Workload& w) {
   std::map<MessageKey, double> bytes;
   for (size_t i = 0; i < w.workers.size(); ++i)
     for (const auto& op : w.workers[i].ops)
-      if (op.kind == workload::Op::Kind::Send)
-        bytes[{static_cast<int>(i), op.ref, static_cast<int>(op.pass), op.micro_batch, op.chunk}] = op.bytes;
+      if (const auto* send = std::get_if<workload::SendOp>(&op)) {
+        const auto& m = send->message;
+        bytes[{static_cast<int>(i), send->peer, static_cast<int>(m.pass), m.micro_batch, m.chunk}] = send->bytes;
+      }
   return bytes;
 }
 

@@ -76,9 +76,11 @@ strategy::JobCosts job_costs(const scenario::Scenario& s) {
   }
   for (const auto& wk : plan.workload.workers) {
     double f = 0, b = 0;
-    for (const auto& op : wk.ops)
-      if (op.kind == workload::Op::Kind::Compute && op.pass != workload::Pass::None)  // not the optimizer
-        (op.pass == workload::Pass::Forward ? f : b) += plan.workload.costs[op.ref].duration;
+    for (const auto& op : wk.ops) {
+      const auto* compute = std::get_if<workload::ComputeOp>(&op);
+      if (compute && compute->step.pass != workload::Pass::None)  // not the optimizer
+        (compute->step.pass == workload::Pass::Forward ? f : b) += plan.workload.costs[compute->cost].duration;
+    }
     c.worker_forward = std::max(c.worker_forward, f / plan.workload.iterations);
     c.worker_backward = std::max(c.worker_backward, b / plan.workload.iterations);
   }

@@ -21,6 +21,7 @@ struct Resolved {
   Pass pass = Pass::Forward;
   int micro_batch = 0, chunk = 0, from = -1, to = -1;
   const PassChain* chain = nullptr;
+  PassStep step() const { return {pass, micro_batch, chunk}; }
 };
 
 Resolved resolve(const strategy::PipelineTask& task, int stage, const strategy::PipelineSchedule& schedule,
@@ -55,17 +56,17 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
     const Resolved& r = pair[x];
     const Segment& seg = r.chain->segments[next[x]++];
     wait(x);
-    ops.push_back({Op::Kind::Compute, r.pass, r.micro_batch, r.chunk, seg.compute, 0});
+    ops.push_back(compute(seg.compute, r.step()));
     if (seg.collective >= 0) {
       const int event = static_cast<int>(ops.size());  // unique event id on this worker
-      ops.push_back({Op::Kind::CommAsync, r.pass, event, r.chunk, seg.collective, 0});
-      pending[x].push_back({Op::Kind::WaitEvent, Pass::None, event, r.chunk, seg.collective, 0});
+      ops.push_back(comm_async(seg.collective, event, r.pass, r.chunk));
+      pending[x].push_back(wait_event(event, seg.collective));
     }
     if (seg.exchange >= 0) {  // the exchange carries the collective's result: wait for it first
       wait(x);
       const auto& specs = wiring.exchange_specs(seg.exchange);
-      for (int spec : specs) ops.push_back({Op::Kind::CollStart, r.pass, r.micro_batch, r.chunk, spec, 0});
-      for (int spec : specs) pending[x].push_back({Op::Kind::CollWait, r.pass, r.micro_batch, r.chunk, spec, 0});
+      for (int spec : specs) ops.push_back(start_collective(spec));
+      for (int spec : specs) pending[x].push_back(wait_collective(spec, r.pass));
     }
   }
   wait(0);
@@ -76,13 +77,12 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
 /// task's gradients are final (`last_gradient`), `on_layer_done` follows each block that ends a layer's backward.
 void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring& wiring, bool last_gradient,
                   const std::function<void(int layer)>& on_layer_done) {
-  auto each = [&](int key, Op::Kind kind) {
-    for (int spec : wiring.exchange_specs(key)) ops.push_back({kind, r.pass, r.micro_batch, r.chunk, spec, 0});
-  };
   for (const auto& piece : r.chain->fused) {
-    for (int key : piece.waits) each(key, Op::Kind::CollWait);
-    if (piece.compute >= 0) ops.push_back({Op::Kind::Compute, r.pass, r.micro_batch, r.chunk, piece.compute, 0});
-    for (int key : piece.starts) each(key, Op::Kind::CollStart);
+    for (int key : piece.waits)
+      for (int spec : wiring.exchange_specs(key)) ops.push_back(wait_collective(spec, r.pass));
+    if (piece.compute >= 0) ops.push_back(compute(piece.compute, r.step()));
+    for (int key : piece.starts)
+      for (int spec : wiring.exchange_specs(key)) ops.push_back(start_collective(spec));
     if (last_gradient && piece.gradients_of_layer >= 0 && on_layer_done) on_layer_done(piece.gradients_of_layer);
   }
 }
@@ -112,7 +112,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
   std::map<int, int> copied_out, copied_in;  // micro-batch -> event of its offloaded chunk's copy out / back
   auto copy = [&](uint8_t stream, const strategy::PipelineTask& t, int after) {
     const int event = static_cast<int>(ops.size()), j = schedule.model_chunk(wiring.pp, stage, t.chunk);
-    Op op{Op::Kind::CommAsync, Pass::None, event, j, wiring.offload_cost[j], 0};
+    CommAsyncOp op = comm_async(wiring.offload_cost[j], event, Pass::None, j);
     op.stream = stream;
     op.after = after;
     ops.push_back(op);
@@ -125,7 +125,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
     for (size_t k = 0; k < n; ++k) {
       tasks[k] = resolve(order[i + k], stage, schedule, wiring);
       const Resolved& r = tasks[k];
-      if (remote(r.from)) ops.push_back({Op::Kind::Recv, r.pass, r.micro_batch, r.chunk, wiring.worker(wiring.owner[r.from]), 0});
+      if (remote(r.from)) ops.push_back(recv_from(wiring.worker(wiring.owner[r.from]), r.step()));
     }
     // Prefetch: copy back what the next composite's backward needs while this one computes.
     if (c + 1 < composites.size())
@@ -139,8 +139,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
       if (needs_reload(task)) {
         if (!copied_in.count(task.micro_batch))  // not prefetched: copy back now
           copied_in[task.micro_batch] = copy(kHostToDeviceStream, task, copied_out.at(task.micro_batch));
-        ops.push_back({Op::Kind::WaitEvent, Pass::None, copied_in[task.micro_batch], tasks[k].chunk,
-                       wiring.offload_cost[tasks[k].chunk], 0});
+        ops.push_back(wait_event(copied_in[task.micro_batch], wiring.offload_cost[tasks[k].chunk]));
       }
       if (before_compute) before_compute(task.chunk);
     }
@@ -153,7 +152,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
       const auto& task = order[i + k];
       if (task.chunk == offloaded && task.pass == TaskPass::Forward) copied_out[task.micro_batch] = copy(kDeviceToHostStream, task, -1);
       if (remote(r.to))
-        ops.push_back({Op::Kind::Send, r.pass, r.micro_batch, r.to, wiring.worker(wiring.owner[r.to]), wiring.p2p_bytes});
+        ops.push_back(send_to(wiring.worker(wiring.owner[r.to]), {r.pass, r.micro_batch, r.to}, wiring.p2p_bytes));
       if (i + k == last_gradient[task.chunk] && on_chunk_done) on_chunk_done(task.chunk);
     }
   }

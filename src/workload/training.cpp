@@ -281,7 +281,7 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
       Worker& wk = w.workers[worker_of(stage, r)];
       std::vector<int> started;
       auto start = [&](int b) {
-        wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, b, 0});
+        wk.ops.push_back(start_collective(b));
         started.push_back(b);
       };
       PipelineWiring wiring{pp,
@@ -301,8 +301,8 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
             },
             [&](int c) {
               if (zero3_gather[c] < 0) return;
-              wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, zero3_gather[c], 0});
-              wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, zero3_gather[c], 0});
+              wk.ops.push_back(start_collective(zero3_gather[c]));
+              wk.ops.push_back(wait_collective(zero3_gather[c]));
             },
             [&](int layer) {
               for (int b : layer_buckets[layer]) start(b);
@@ -313,18 +313,18 @@ TrainingPlan build_training(const scenario::Scenario& s, const hardware::Compute
             for (int b : buckets[c]) start(b);
             for (int b : expert_buckets[r % ep][c]) start(b);
           }
-        for (int b : started) wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, b, 0});
+        for (int b : started) wk.ops.push_back(wait_collective(b));
         started.clear();
         if (tied_spec[r] >= 0 && (stage == 0 || stage == pp - 1)) {
-          wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, tied_spec[r], 0});
-          wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, tied_spec[r], 0});
+          wk.ops.push_back(start_collective(tied_spec[r]));
+          wk.ops.push_back(wait_collective(tied_spec[r]));
         }
-        wk.ops.push_back({Op::Kind::Compute, Pass::None, -1, -1, opt_cost, 0});
+        wk.ops.push_back(compute(opt_cost));
         if (ag_spec >= 0) {
-          wk.ops.push_back({Op::Kind::CollStart, Pass::None, -1, -1, ag_spec, 0});
-          wk.ops.push_back({Op::Kind::CollWait, Pass::None, -1, -1, ag_spec, 0});
+          wk.ops.push_back(start_collective(ag_spec));
+          wk.ops.push_back(wait_collective(ag_spec));
         }
-        wk.ops.push_back({Op::Kind::IterationEnd, Pass::None, -1, -1, it, 0});
+        wk.ops.push_back(end_iteration(it));
       }
     }
   }

@@ -29,9 +29,7 @@ double simulated_collective(Kind kind, int n, double bytes, const scenario::Scen
     workload::Worker wk;
     wk.node = i;
     wk.first_rank = i * s.cluster.gpus_per_node;
-    wk.ops = {{workload::Op::Kind::CollStart, workload::Pass::None, -1, -1, 0, 0},
-              {workload::Op::Kind::CollWait, workload::Pass::None, -1, -1, 0, 0},
-              {workload::Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0}};
+    wk.ops = {workload::start_collective(0), workload::wait_collective(0), workload::end_iteration(0)};
     w.workers.push_back(wk);
     group.push_back(i);
   }

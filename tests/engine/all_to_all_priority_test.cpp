@@ -7,7 +7,6 @@
 #include "llmsim/engine/engine.hpp"
 
 using namespace llmsim;
-using workload::Op;
 using workload::TimeCategory;
 
 namespace {
@@ -32,9 +31,8 @@ Times run(bool yields) {
     workload::Worker wk;
     wk.node = node;
     wk.first_rank = node * 8;
-    wk.ops = {{Op::Kind::CollStart, workload::Pass::None, -1, -1, 0, 0}, {Op::Kind::CollStart, workload::Pass::None, -1, -1, 1, 0},
-              {Op::Kind::CollWait, workload::Pass::None, -1, -1, 0, 0},  {Op::Kind::CollWait, workload::Pass::None, -1, -1, 1, 0},
-              {Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0}};
+    wk.ops = {workload::start_collective(0), workload::start_collective(1), workload::wait_collective(0),
+              workload::wait_collective(1), workload::end_iteration(0)};
     w.workers.push_back(wk);
   }
   const auto rec = engine::run_workload(w, s, {true, true});

@@ -7,7 +7,6 @@
 #include "llmsim/engine/engine.hpp"
 
 using namespace llmsim;
-using workload::Op;
 
 TEST(MemoryTransfer, ReadIsLimitedByTheSlowerLink) {
   // scenarios/topologies/nop-tree.json: the group's DRAM I/O link carries 800 GB/s; the chiplet's port is its 4
@@ -20,10 +19,8 @@ TEST(MemoryTransfer, ReadIsLimitedByTheSlowerLink) {
     wk.node = wk.first_rank = node;
     w.workers.push_back(wk);
   }
-  w.workers[1].ops = {{Op::Kind::MemoryStart, workload::Pass::None, 7, 0, 0, 1e9},
-                      {Op::Kind::MemoryWait, workload::Pass::None, 7, 0, 0, 0},
-                      {Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0}};
-  w.workers[0].ops = {{Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0}};
+  w.workers[1].ops = {workload::read_memory(0, 1e9, 7), workload::wait_memory(7), workload::end_iteration(0)};
+  w.workers[0].ops = {workload::end_iteration(0)};
   const auto rec = engine::run_workload(w, s, {false, false});
   ASSERT_GT(4 * test::nic(s), 800e9);
   EXPECT_NEAR(rec.iteration_ends()[0], 1e9 / 800e9, 20e-6);

@@ -6,7 +6,6 @@
 #include "llmsim/engine/engine.hpp"
 
 using namespace llmsim;
-using workload::Op;
 
 namespace {
 /// One worker: compute a (1 s), start a collective of `comm` seconds, compute b (`overlap` s), wait, compute c
@@ -22,11 +21,12 @@ std::pair<double, double> run(double comm, double overlap) {
   w.costs = {c1, c2, ar};
   workload::Worker wk;
   wk.width = 8;
-  wk.ops = {{Op::Kind::Compute, workload::Pass::Forward, 0, 0, 0, 0},  {Op::Kind::CommAsync, workload::Pass::Forward, 7, 0, 2, 0},
-            {Op::Kind::Compute, workload::Pass::Forward, 1, 0, 1, 0},  {Op::Kind::WaitEvent, workload::Pass::None, 7, 0, 2, 0},
-            {Op::Kind::CommAsync, workload::Pass::Forward, 8, 0, 2, 0}, {Op::Kind::CommAsync, workload::Pass::Forward, 9, 0, 2, 0},
-            {Op::Kind::Compute, workload::Pass::Forward, 2, 0, 0, 0},  {Op::Kind::WaitEvent, workload::Pass::None, 9, 0, 2, 0},
-            {Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0}};
+  const auto F = workload::Pass::Forward;
+  wk.ops = {workload::compute(0, {F, 0, 0}),        workload::comm_async(2, 7, F, 0),
+            workload::compute(1, {F, 1, 0}),        workload::wait_event(7, 2),
+            workload::comm_async(2, 8, F, 0),       workload::comm_async(2, 9, F, 0),
+            workload::compute(0, {F, 2, 0}),        workload::wait_event(9, 2),
+            workload::end_iteration(0)};
   w.workers = {wk};
   const auto rec = engine::run_workload(w, s, {false});
   return {rec.iteration_ends()[0], rec.busy()[0][static_cast<int>(workload::TimeCategory::TpComm)]};

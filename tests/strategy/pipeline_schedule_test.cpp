@@ -64,7 +64,7 @@ double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, 
     wk.first_rank = 8 * stage;
     wk.stage = stage;
     workload::append_pipeline_ops(wk.ops, stage, sch.stage_order({p, stage, m}), sch, wiring);
-    wk.ops.push_back({workload::Op::Kind::IterationEnd, workload::Pass::None, -1, -1, 0, 0});
+    wk.ops.push_back(workload::end_iteration(0));
     w.workers.push_back(wk);
   }
   return engine::run_workload(w, s, std::vector<bool>(p, false)).iteration_ends()[0];

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "llmsim/collectives/collective.hpp"
@@ -50,38 +51,107 @@ constexpr uint8_t kCommStream = 1, kDeviceToHostStream = 2, kHostToDeviceStream 
 /// Backward = the whole backward; BackwardInput (B) and BackwardWeight (W) its two halves (zero-bubble split).
 enum class Pass : uint8_t { None, Forward, Backward, BackwardInput, BackwardWeight };
 
-struct Op {
-  enum class Kind : uint8_t {
-    Compute,      ///< ref = ComputeCost index
-    Send,         ///< ref = peer worker; bytes per GPU; blocking until delivered
-    Recv,         ///< ref = peer worker; waits for the (pass, micro_batch, chunk) message
-    CollStart,    ///< ref = CollectiveSpec index; starts asynchronously
-    CollWait,     ///< ref = CollectiveSpec index; blocks until it is done
-    IterationEnd, ///< marks the end of an iteration on this worker
-    /// ref = ComputeCost index: a transfer of that (analytic) duration queued on the worker's stream `stream`
-    /// (an in-node collective on the communication stream, or a host copy) — it starts when that stream is
-    /// free and event `after` (if >= 0) has completed, runs beside the compute stream, and completes event
-    /// `micro_batch` (the field is reused as the event id).
-    CommAsync,
-    /// Blocks the compute stream until event `micro_batch` has completed; the wait is exposed time of the
-    /// main category of cost `ref` (what it waits for).
-    WaitEvent,
-    /// Starts a transfer of `bytes` between the worker and off-chip memory endpoint `chunk` (the field is reused;
-    /// ClusterPlatform::memories, e.g. a nop-tree group's DRAM) over the simulated network: ref 0 reads into
-    /// the worker, ref 1 writes out; it completes event `micro_batch`.
-    MemoryStart,
-    /// Blocks until memory transfer `micro_batch` has completed; the wait is filed under Offload.
-    MemoryWait
-  };
-  Kind kind;
+/// What a block of work or a pipeline message belongs to: a pass of a micro-batch on a global model chunk
+/// (moe-chiplet: on a layer). The default, (None, -1, -1), is work outside the passes (the optimizer).
+/// A message is matched by the step of its receiver (engine: one tag per (pass, micro_batch, chunk), the
+/// passes of a backward count as one).
+struct PassStep {
   Pass pass = Pass::None;
   int32_t micro_batch = -1;
-  int32_t chunk = -1;        ///< global model chunk
-  int32_t ref = 0;
-  double bytes = 0;
-  uint8_t stream = kCommStream;  ///< CommAsync: the stream it queues on
-  int32_t after = -1;            ///< CommAsync: event that must complete before it starts
+  int32_t chunk = -1;
 };
+
+// The ops of a worker's program, each with only its own fields. Event ids are per worker (a workload uses the
+// index of the op that completes the event); side-stream events (CommAsyncOp) and memory transfers are apart.
+
+/// Runs ComputeCost `cost` on the compute stream.
+struct ComputeOp {
+  int32_t cost = 0;  ///< index into Workload::costs
+  PassStep step;
+};
+/// Starts CollectiveSpec `collective` on its group's stream (asynchronous; it runs once every member started it).
+struct CollectiveStartOp {
+  int32_t collective = 0;  ///< index into Workload::collectives
+};
+/// Blocks until the collective is done: the k-th wait for `collective` on a worker waits for its k-th start. The
+/// wait is exposed time of the collective's category, traced under `pass`.
+struct CollectiveWaitOp {
+  int32_t collective = 0;
+  Pass pass = Pass::None;
+};
+/// Sends `bytes` per GPU to worker `peer`; blocks until they are delivered.
+struct SendOp {
+  int32_t peer = 0;
+  PassStep message;
+  double bytes = 0;  ///< per GPU [bytes]
+};
+/// Blocks until the message `message` from worker `peer` has arrived (messages arriving earlier are kept).
+struct RecvOp {
+  int32_t peer = 0;
+  PassStep message;
+};
+/// Marks the end of iteration `iteration` on this worker.
+struct IterationEndOp {
+  int32_t iteration = 0;
+};
+/// A transfer of ComputeCost `cost`'s (analytic) duration queued on side stream `stream` (an in-node collective
+/// on the communication stream, or a host copy): it starts when that stream is free and event `after` (if
+/// >= 0) has completed, runs beside the compute stream and completes event `event`; traced under (pass, chunk).
+struct CommAsyncOp {
+  int32_t cost = 0;
+  int32_t event = 0;
+  uint8_t stream = kCommStream;
+  int32_t after = -1;
+  Pass pass = Pass::None;
+  int32_t chunk = -1;
+};
+/// Blocks the compute stream until event `event` (of a CommAsyncOp) has completed; the wait is exposed time of
+/// the main category of ComputeCost `cost` (what it waits for).
+struct WaitEventOp {
+  int32_t event = 0;
+  int32_t cost = 0;
+};
+enum class MemoryDirection : uint8_t { Read, Write };  ///< Read: into the worker; Write: out to the memory
+/// Starts a transfer of `bytes` between the worker and off-chip memory endpoint `endpoint`
+/// (ClusterPlatform::memories, e.g. a nop-tree group's DRAM) over the simulated network; completes event `event`.
+struct MemoryStartOp {
+  int32_t endpoint = 0;
+  double bytes = 0;
+  MemoryDirection direction = MemoryDirection::Read;
+  int32_t event = 0;
+};
+/// Blocks until the memory transfer completing event `event` is done; the wait is filed under Offload.
+struct MemoryWaitOp {
+  int32_t event = 0;
+};
+
+using Op = std::variant<ComputeOp, CollectiveStartOp, CollectiveWaitOp, SendOp, RecvOp, IterationEndOp, CommAsyncOp,
+                        WaitEventOp, MemoryStartOp, MemoryWaitOp>;
+
+/// Builders, one per op, named for what it does (they read at the call site; the structs stay aggregates).
+inline ComputeOp compute(int cost, PassStep step = {}) { return ComputeOp{cost, step}; }
+inline CollectiveStartOp start_collective(int collective) { return CollectiveStartOp{collective}; }
+inline CollectiveWaitOp wait_collective(int collective, Pass pass = Pass::None) {
+  return CollectiveWaitOp{collective, pass};
+}
+inline SendOp send_to(int peer, PassStep message, double bytes) { return SendOp{peer, message, bytes}; }
+inline RecvOp recv_from(int peer, PassStep message) { return RecvOp{peer, message}; }
+inline IterationEndOp end_iteration(int iteration) { return IterationEndOp{iteration}; }
+/// On the communication stream, after nothing but the stream's earlier transfers (set `stream` and `after` for
+/// another stream or an ordering).
+inline CommAsyncOp comm_async(int cost, int event, Pass pass, int chunk) {
+  CommAsyncOp op;
+  op.cost = cost, op.event = event, op.pass = pass, op.chunk = chunk;
+  return op;
+}
+inline WaitEventOp wait_event(int event, int cost) { return WaitEventOp{event, cost}; }
+inline MemoryStartOp read_memory(int endpoint, double bytes, int event) {
+  return MemoryStartOp{endpoint, bytes, MemoryDirection::Read, event};
+}
+inline MemoryStartOp write_memory(int endpoint, double bytes, int event) {
+  return MemoryStartOp{endpoint, bytes, MemoryDirection::Write, event};
+}
+inline MemoryWaitOp wait_memory(int event) { return MemoryWaitOp{event}; }
 
 struct Worker {
   int node = 0;         ///< node hosting the tp group
