@@ -1,4 +1,4 @@
-// Off-chip memory transfers (MemoryStart / MemoryWait) are real flows: a chiplet of a nop-tree reading from
+// Off-chip memory transfers (MemoryStartOp / MemoryWaitOp) are real flows: a chiplet of a nop-tree reading from
 // its group's DRAM is limited by the slower of the DRAM I/O link and its own port.
 #include <gtest/gtest.h>
 

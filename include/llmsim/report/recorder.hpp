@@ -18,7 +18,7 @@ struct TraceEvent {
   int micro_batch = -1, chunk = -1;
   int32_t ref = 0;     ///< cost, peer worker or collective index
   double start = 0, end = 0;  ///< [s]
-  int iteration = 0;   ///< set by Recorder::event: the worker's iteration (IterationEnd ops it has passed)
+  int iteration = 0;   ///< set by Recorder::event: the worker's iteration (IterationEndOps it has passed)
 };
 
 class Recorder {

@@ -4,14 +4,14 @@
 // (backward, or its activation-gradient part B) when that stage is another one, Compute, then Send to the
 // consumer. A weight-gradient task (W) only computes. A task alone is one Compute of its pass's fused cost; a
 // braided pair (PipelineTask::braided) receives both inputs, then alternates the segments of the two passes
-// (workload/chunk_passes.hpp), each tp collective queued on the communication stream (CommAsync) and waited
-// for (WaitEvent) only before the next segment of its own pass, then sends both outputs.
+// (workload/chunk_passes.hpp), each tp collective queued on the communication stream (CommAsyncOp) and waited
+// for (WaitEventOp) only before the next segment of its own pass, then sends both outputs.
 // Activation offload (PipelineSchedule::offloaded_chunk): each forward of that chunk is followed by a copy of
 // its activations to host memory on the device-to-host stream; the copy back runs on the host-to-device
 // stream during the composite task before the backward that needs it (after the copy out has finished), and
 // that backward waits for it — exposed time is filed as "offload".
-// A MoE exchange (all-to-all of the expert-parallel group) after a segment is a CollStart; the pass's next
-// segment waits for it (CollWait) — in a braided pair the other pass computes meanwhile.
+// A MoE exchange (all-to-all of the expert-parallel group) after a segment is a CollectiveStartOp; the pass's next
+// segment waits for it (CollectiveWaitOp) — in a braided pair the other pass computes meanwhile.
 #include <functional>
 #include <vector>
 
