@@ -7,12 +7,14 @@ run briefly, classified against llmsim's input-error policy (README: one "error:
 Mutant i is a pure function of (--seed, i): the same options give the same cases in any order and with any
 --jobs. A case is `llmsim validate MUTANT`, then, if that exits 0, `llmsim run MUTANT` made short and cheap with
 --set overrides (see run_overrides); mutants of shipped scenarios over 4,096 GPUs are validated only. Each
-command runs under a time limit (--timeout) and an address-space limit (--memory-GiB).
+command runs under a time limit (--timeout) and a resident-memory limit (--memory-GiB, above llmsim's own 8 GiB
+work limit).
 
 Classes (a case may fall into several):
   crashes          killed by a signal (SIGSEGV, SIGABRT, the kernel's OOM killer ...)
-  bad exit codes   exited with a code other than 0 and 2 (exit 1 after std::bad_alloc at the memory limit is here)
+  bad exit codes   exited with a code other than 0 and 2
   hangs            a command hit its time limit
+  over memory      a command's resident memory passed --memory-GiB (the work estimate let it through)
   multi-line errors  an exit 2 whose stderr is not exactly one line starting with "error: "
   control chars    a stderr line holding a raw control character (anything below U+0020 but newline, or DEL)
   partial outputs  after `run` failed: its --out folder or a <out>.partial-* left; after validate: any file written
@@ -42,8 +44,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SILENT_TAGS = {"duplicate-key", "trailing-bytes", "unknown-key-null", "null-value"}
-CLASSES = ["crashes", "bad exit codes", "hangs", "multi-line errors", "control chars", "partial outputs",
-           "silent accepts", "validate-ok-run-fails"]
+CLASSES = ["crashes", "bad exit codes", "hangs", "over memory", "multi-line errors", "control chars",
+           "partial outputs", "silent accepts", "validate-ok-run-fails"]
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
 
 
@@ -317,20 +319,34 @@ def make_mutant(seed, index, bases, ctx):
 # ---- running a case ----
 
 def run_cmd(argv, cwd, stem, timeout, memory):
-    """Runs argv under the address-space limit with stdout/stderr in cwd/stem.*; returns the exit code, -N for
-    signal N, or "timeout"."""
-    limited = ["/bin/sh", "-c", f"ulimit -v {memory // 1024}; ulimit -c 0; exec \"$0\" \"$@\""] + argv
+    """Runs argv with stdout/stderr in cwd/stem.*, polling its resident memory; returns the exit code, -N for
+    signal N, "timeout" past the time limit or "memory" past the resident-memory limit (the process group is
+    killed). Resident memory, not address space: SimGrid reserves a stack per actor that is never touched."""
+    limited = ["/bin/sh", "-c", "ulimit -c 0; exec \"$0\" \"$@\"", *argv]
     with open(cwd / f"{stem}.stdout", "wb") as out, open(cwd / f"{stem}.stderr", "wb") as err:
         p = subprocess.Popen(limited, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                              start_new_session=True)
-        try:
-            code = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            code = "timeout"
+        code, deadline = None, time.monotonic() + timeout
+        while code is None:
+            try:
+                code = p.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                over = "timeout" if time.monotonic() > deadline else "memory" if rss(p.pid) > memory else None
+                if over:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+                    code = over
     (cwd / f"{stem}.code").write_text(f"{code}\n")
     return code
+
+
+def rss(pid):
+    """Resident bytes of process pid (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def run_overrides(resolved, mutated):
@@ -384,6 +400,8 @@ def classify(info, case_dir, validate, run):
         err = (case_dir / f"{stem}.stderr").read_bytes()[:65536].decode("utf-8", "replace")
         if code == "timeout":
             found.add("hangs")
+        elif code == "memory":
+            found.add("over memory")
         elif code < 0:
             found.add("crashes")
         elif code not in (0, 2):
@@ -394,7 +412,7 @@ def classify(info, case_dir, validate, run):
             found.add("control chars")
     out = case_dir / "out"
     left = [p.name for p in case_dir.iterdir() if p.name.startswith("out.partial-")]
-    if run != "timeout" and (left or out.exists() and run != 0):  # a killed run may leave them: a hang
+    if run not in ("timeout", "memory") and (left or out.exists() and run != 0):  # a killed run may leave them: a hang
         found.add("partial outputs")
     if validate == 0 and SILENT_TAGS & set(info["tags"]):
         found.add("silent accepts")
@@ -403,10 +421,10 @@ def classify(info, case_dir, validate, run):
     return found
 
 
-def replay_script(llmsim, sets, memory):
+def replay_script(llmsim, sets):
     flags = " ".join(f"--set '{x}'" for x in sets)
     return (f"#!/bin/sh\n# replays this case; the FIFO and folder fixtures live in the harness's --out\n"
-            f"cd \"$(dirname \"$0\")\"\nulimit -v {memory // 1024}\n"
+            f"cd \"$(dirname \"$0\")\"\n"
             f"'{llmsim}' validate mutant.json >/dev/null; echo \"validate: $?\"\n"
             f"'{llmsim}' run mutant.json --out out --log-level warn {flags}; echo \"run: $?\"\n")
 
@@ -443,7 +461,7 @@ def run_case(index, opts, bases, ctx):
         shutil.rmtree(case_dir / "out", ignore_errors=True)
         for p in case_dir.glob("out.partial-*"):
             shutil.rmtree(p, ignore_errors=True)
-        (case_dir / "replay.sh").write_text(replay_script(llmsim, sets, memory))
+        (case_dir / "replay.sh").write_text(replay_script(llmsim, sets))
         (case_dir / "replay.sh").chmod(0o755)
         (case_dir / "info.json").write_text(json.dumps(info, indent=2, ensure_ascii=True) + "\n")
         shutil.move(str(case_dir), ctx["failures"] / case_dir.name)
@@ -503,6 +521,7 @@ def kinds_text(results):
 
 def summary_line(n, totals):
     return (f"mutation: {n} cases, {totals['crashes']} crashes, {totals['hangs']} hangs, "
+            f"{totals['over memory']} over memory, "
             f"{totals['bad exit codes']} bad exit codes, {totals['multi-line errors']} multi-line errors, "
             f"{totals['control chars']} control-char lines, {totals['partial outputs']} partial outputs, "
             f"{totals['silent accepts']} silent accepts, {totals['validate-ok-run-fails']} validate-ok-run-fails")
@@ -549,7 +568,8 @@ def options(argv):
     p.add_argument("--out", type=Path, default=Path("mutation-out"), help="report and failing cases (emptied first)")
     p.add_argument("--llmsim", type=Path, default=REPO / "build" / "llmsim", help="the binary under test")
     p.add_argument("--timeout", type=float, default=60, help="seconds a command may take (default 60)")
-    p.add_argument("--memory-GiB", type=float, default=4, help="address-space limit of each command (default 4)")
+    p.add_argument("--memory-GiB", type=float, default=10,
+                   help="resident-memory limit of each command (default 10)")
     o = p.parse_args(argv)
     if o.count < 1 or o.jobs < 1 or o.timeout <= 0 or o.memory_GiB <= 0:
         p.error("--count, --jobs, --timeout and --memory-GiB must be positive")

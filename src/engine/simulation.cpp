@@ -4,12 +4,19 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <string>
 
 #include "llmsim/util/interrupt.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace llmsim::engine {
+namespace {
+// Stack of each SimGrid actor (one per GPU or replica), KiB. SimGrid's default is 8 MiB, so 512 actors reserve
+// 4 GiB of address space; llmsim's handlers are shallow (a visit of one op, no recursion), and 1 MiB leaves them
+// a wide margin, also under AddressSanitizer. SimGrid puts a guard page below each stack: an overflow faults.
+constexpr int kActorStackKiB = 1024;
+}  // namespace
 
 std::unique_ptr<sg4::Engine> make_engine(const std::string& network_model) {
   int argc = 2;
@@ -19,6 +26,7 @@ std::unique_ptr<sg4::Engine> make_engine(const std::string& network_model) {
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   util::install_interrupt_handler();  // the engine has replaced it with its own SIGINT handler (exit 1)
   sg4::Engine::set_config("network/model:" + network_model);
+  sg4::Engine::set_config("contexts/stack-size:" + std::to_string(kActorStackKiB));
   if (network_model != "ns-3") {
     sg4::Engine::set_config("network/crosstraffic:0");
     sg4::Engine::set_config("network/TCP-gamma:0");

@@ -62,10 +62,15 @@ void for_each_selected(const workload::Workload& w, const Recorder& rec, const T
   }
 }
 
-/// (sender worker, receiver worker, pass, micro-batch, chunk): one pipeline message of an iteration.
+/// (sender worker, receiver worker, gradient, micro-batch, chunk): one pipeline message of an iteration. As the
+/// engine matches them, activations (forward) and gradients (any backward pass: a B-only send and a whole
+/// backward's receive are one message) are the two kinds.
 using MessageKey = std::tuple<int, int, int, int, int>;
+MessageKey message_key(int sender, int receiver, workload::Pass pass, int micro_batch, int chunk) {
+  return {sender, receiver, pass == workload::Pass::Forward ? 0 : 1, micro_batch, chunk};
+}
 MessageKey message_key(int sender, int receiver, const TraceEvent& e) {
-  return {sender, receiver, static_cast<int>(e.pass), e.micro_batch, e.chunk};
+  return message_key(sender, receiver, e.pass, e.micro_batch, e.chunk);
 }
 
 /// Per GPU bytes of every pipeline message, from the workers' Send ops.
@@ -75,7 +80,7 @@ std::map<MessageKey, double> message_bytes(const workload::Workload& w) {
     for (const auto& op : w.workers[i].ops)
       if (const auto* send = std::get_if<workload::SendOp>(&op)) {
         const auto& m = send->message;
-        bytes[{static_cast<int>(i), send->peer, static_cast<int>(m.pass), m.micro_batch, m.chunk}] = send->bytes;
+        bytes[message_key(static_cast<int>(i), send->peer, m.pass, m.micro_batch, m.chunk)] = send->bytes;
       }
   return bytes;
 }

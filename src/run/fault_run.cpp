@@ -15,7 +15,7 @@
 #include "llmsim/run/child_process.hpp"
 #include "llmsim/run/training_run.hpp"
 #include "llmsim/scenario/loader.hpp"
-#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/workload/training.hpp"
 
 namespace llmsim::run {
@@ -59,10 +59,9 @@ std::set<int> up_counts(const std::vector<faults::Failure>& failures, int nodes)
   return out;
 }
 
-strategy::JobCosts job_costs(const scenario::Scenario& s) {
+strategy::JobCosts job_costs(const scenario::Scenario& s, const strategy::TrainingStrategies& strategies) {
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto schedule = strategy::make_pipeline_schedule(s);
-  const auto plan = workload::build_training(s, cm, *schedule);
+  const auto plan = workload::build_training(s, cm, strategies);
   strategy::JobCosts c;
   c.nodes = s.cluster.nodes;
   c.group_nodes = std::max(1, s.cluster.nodes / s.parallelism.pp);
@@ -89,13 +88,22 @@ strategy::JobCosts job_costs(const scenario::Scenario& s) {
 
 }  // namespace
 
+double timeline_work(const scenario::Scenario& s) {
+  const auto [failures, mtbf] = faults::failures_of(s);
+  const auto strategies = strategy::build_training_strategies(s);
+  const double interval = strategies.fault_tolerance->checkpoint_interval(job_costs(s, strategies), mtbf);
+  const double checkpoints = interval > 0 ? s.faults.horizon / interval : 0;
+  return (3.0 * static_cast<double>(failures.size()) + checkpoints) * s.cluster.nodes;
+}
+
 nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_dir) {
   const auto wall_start = std::chrono::steady_clock::now();
   std::optional<report::OutputDir> out;
   if (!out_dir.empty()) out.emplace(out_dir);
   const auto [failures, mtbf] = faults::failures_of(s);
-  const auto ft = strategy::make_fault_tolerance(s);
-  strategy::JobCosts c = job_costs(s);
+  const auto strategies = strategy::build_training_strategies(s);
+  const strategy::FaultTolerance* ft = strategies.fault_tolerance.get();
+  strategy::JobCosts c = job_costs(s, strategies);
   c.iteration = simulated_iteration(s, s.cluster.nodes);
   if (c.iteration <= 0) throw SimulationError(s.name + ": the failure-free job does not fit in memory");
   for (int n : ft->templates(up_counts(failures, s.cluster.nodes)))

@@ -10,9 +10,11 @@
 #include "llmsim/serving/step_model.hpp"
 #include "llmsim/serving/workload.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/util/error.hpp"
-#include "llmsim/workload/moe_chiplet.hpp"
-#include "llmsim/workload/training.hpp"
+#include "llmsim/util/limits.hpp"
+#include "llmsim/run/fault_run.hpp"
+#include "llmsim/workload/build_plan.hpp"
 
 namespace llmsim::run {
 
@@ -26,10 +28,20 @@ void check_network_model(const scenario::Scenario& s) {
                                           "training and serving transfers are far too large for it (use CM02, LV08 or IB)");
 }
 
+/// The fault timeline's node-steps within limits::kMaxTimelineNodeSteps.
+void check_timeline(const scenario::Scenario& s) {
+  const double work = timeline_work(s);
+  if (work <= limits::kMaxTimelineNodeSteps) return;
+  char what[200];
+  std::snprintf(what, sizeof what, "the failure timeline would be about %.2g node-steps (failures, repairs and "
+                "checkpoints times %d nodes; at most %.0f); lower faults.horizon_h", work, s.cluster.nodes,
+                limits::kMaxTimelineNodeSteps);
+  throw ScenarioError("/faults/horizon_h", what);
+}
+
 void check_training(const scenario::Scenario& s, Preflight& p) {
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto schedule = strategy::make_pipeline_schedule(s);
-  const auto plan = s.kind == "moe-chiplet" ? workload::build_moe_chiplet(s, cm) : workload::build_training(s, cm, *schedule);
+  const auto plan = workload::build_plan(s, cm, strategy::build_training_strategies(s));
   for (const auto& wk : plan.workload.workers) p.ops += static_cast<double>(wk.ops.size());
   for (const auto& st : plan.stages) p.peak_memory = std::max(p.peak_memory, st.memory.total());
   p.fits = p.peak_memory <= p.memory_capacity;
@@ -40,6 +52,7 @@ void check_training(const scenario::Scenario& s, Preflight& p) {
     throw ScenarioError("/faults", std::string(what) + ": there is nothing to fail (raise tp or pp, lower "
                                                        "training.micro_batch, or set training.recompute to full)");
   }
+  if (s.faults.enabled()) check_timeline(s);
 }
 
 void check_serving(const scenario::Scenario& s, Preflight& p) {

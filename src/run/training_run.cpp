@@ -16,17 +16,16 @@
 #include "llmsim/report/trace.hpp"
 #include "llmsim/run/chunk_search.hpp"
 #include "llmsim/run/fault_run.hpp"
-#include "llmsim/strategy/moe_pipeline.hpp"
-#include "llmsim/strategy/pipeline_schedule.hpp"
-#include "llmsim/workload/moe_chiplet.hpp"
-#include "llmsim/workload/training.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
+#include "llmsim/workload/build_plan.hpp"
 
 namespace llmsim::run {
 
 namespace {
 
-nlohmann::json simulate(const scenario::Scenario& s, std::optional<report::OutputDir>& out,
-                        std::chrono::steady_clock::time_point wall_start, const nlohmann::json& search);
+nlohmann::json simulate(const scenario::Scenario& s, const strategy::TrainingStrategies& strategies,
+                        std::optional<report::OutputDir>& out, std::chrono::steady_clock::time_point wall_start,
+                        const nlohmann::json& search);
 
 }  // namespace
 
@@ -41,21 +40,22 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
   const auto wall_start = std::chrono::steady_clock::now();
   std::optional<report::OutputDir> out;  // first: a bad --out fails before any work
   if (!out_dir.empty()) out.emplace(out_dir);
-  if (!strategy::make_moe_pipeline(s)->searches_gradient_chunk()) return simulate(s, out, wall_start, nullptr);
+  const auto strategies = strategy::build_training_strategies(s);
+  if (!strategies.moe_pipeline->searches_gradient_chunk()) return simulate(s, strategies, out, wall_start, nullptr);
   const auto search = search_gradient_chunk(s, iteration_time);
   spdlog::info("{}: S_p = {:.0f} KiB after {} simulations", s.name, search.best_bytes / 1024, search.evaluations.size());
   scenario::Scenario best = with_gradient_chunk(s, search.best_bytes);
   best.resolved = s.resolved;  // the scenario as written ("auto"); the choice is in the summary
-  return simulate(best, out, wall_start, search.to_json());
+  return simulate(best, strategy::build_training_strategies(best), out, wall_start, search.to_json());
 }
 
 namespace {
 
-nlohmann::json simulate(const scenario::Scenario& s, std::optional<report::OutputDir>& out,
-                        std::chrono::steady_clock::time_point wall_start, const nlohmann::json& search) {
+nlohmann::json simulate(const scenario::Scenario& s, const strategy::TrainingStrategies& strategies,
+                        std::optional<report::OutputDir>& out, std::chrono::steady_clock::time_point wall_start,
+                        const nlohmann::json& search) {
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto schedule = strategy::make_pipeline_schedule(s);
-  const auto plan = s.kind == "moe-chiplet" ? workload::build_moe_chiplet(s, cm) : workload::build_training(s, cm, *schedule);
+  const auto plan = workload::build_plan(s, cm, strategies);
   spdlog::debug("{}: {} workers (tp groups), {} micro-batches per pipeline, v={}", s.name, plan.workload.workers.size(),
                plan.micro_batches, plan.virtual_stages);
 

@@ -8,10 +8,10 @@
 #include "llmsim/model/moe.hpp"
 #include "llmsim/serving/workload.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/util/limits.hpp"
-#include "llmsim/workload/moe_chiplet.hpp"
-#include "llmsim/workload/training.hpp"
+#include "llmsim/workload/build_plan.hpp"
 
 namespace llmsim::run {
 
@@ -29,13 +29,12 @@ std::string gib(double bytes) {
   return buf;
 }
 
-/// Ops of the plan of `s` (all workers) with `m` micro-batches per pipeline and one iteration.
+/// Ops of the plan of `s` (all workers) with `m` micro-batches per pipeline (0: as `s` has) and one iteration.
 double plan_ops(scenario::Scenario s, int m) {
-  s.training.global_batch = m * s.training.micro_batch * s.parallelism.dp;
+  if (m > 0) s.training.global_batch = m * s.training.micro_batch * s.parallelism.dp;
   s.training.iterations = 1;
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto schedule = strategy::make_pipeline_schedule(s);
-  const auto plan = s.kind == "moe-chiplet" ? workload::build_moe_chiplet(s, cm) : workload::build_training(s, cm, *schedule);
+  const auto plan = workload::build_plan(s, cm, strategy::build_training_strategies(s));
   double ops = 0;
   for (const auto& wk : plan.workload.workers) ops += static_cast<double>(wk.ops.size());
   return ops;
@@ -46,7 +45,8 @@ double plan_ops(scenario::Scenario s, int m) {
 double iteration_ops(const scenario::Scenario& s, const strategy::PipelineSchedule& schedule, int m) {
   const int pp = s.parallelism.pp;
   const int m1 = pp * ((std::max(schedule.min_micro_batches(pp), pp) + pp - 1) / pp);
-  if (s.kind == "moe-chiplet" || m <= 2 * m1) return plan_ops(s, m);
+  if (s.kind == "moe-chiplet") return plan_ops(s, 0);
+  if (m <= 2 * m1) return plan_ops(s, m);
   const double o1 = plan_ops(s, m1), o2 = plan_ops(s, 2 * m1);
   return (2 * o1 - o2) + (o2 - o1) / m1 * m;
 }
@@ -56,9 +56,12 @@ WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
   e.gpus = gpus;
   const auto& p = s.parallelism;
   const double workers = gpus / p.tp, iterations = s.training.iterations;
-  const int m = s.kind == "moe-chiplet" ? 1 : std::max(1, s.training.micro_batches_per_pipeline(p.dp));
+  // A moe-chiplet system runs every micro-batch through every layer, one pass per (micro-batch, layer).
+  const bool chiplet = s.kind == "moe-chiplet";
+  const int m = std::max(1, chiplet ? s.training.global_batch / s.training.micro_batch
+                                    : s.training.micro_batches_per_pipeline(p.dp));
   const auto schedule = strategy::make_pipeline_schedule(s);
-  const double v = s.kind == "moe-chiplet" ? 1.0 : schedule->chunks_per_stage();
+  const double v = chiplet ? s.model.layers : schedule->chunks_per_stage();
   int moe_layers = 0;
   for (int l = 0; l < s.model.layers; ++l) moe_layers += s.model.moe.is_moe_layer(l) ? 1 : 0;
   const double moe_per_chunk = double(moe_layers) / (p.pp * v);

@@ -16,6 +16,7 @@
 #include "llmsim/strategy/fault_tolerance.hpp"
 #include "llmsim/faults/failure_process.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/serving/router.hpp"
 #include "llmsim/serving/scheduler.hpp"
 #include "llmsim/serving/workload.hpp"
@@ -270,12 +271,8 @@ Scenario resolve(json raw, const std::string& source_dir) {
     serving::make_router(s);
     serving::make_requests(s, s.serving.rate_scale);  // a trace is read and checked
   } else {
-    strategy::make_pipeline_schedule(s);  // the schedule's own cross-field rules
-    strategy::make_expert_placement(s);
-    strategy::make_moe_pipeline(s);
-    strategy::make_fault_tolerance(s);
+    strategy::build_training_strategies(s);  // each strategy's own cross-field rules, and those between them
     faults::failures_of(s);  // the failures exist on this cluster (a trace is read and checked)
-    moe::make_routing(s);
   }
   platform::make_topology(s);           // the topology's own cross-field rules
   return s;

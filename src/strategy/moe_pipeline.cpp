@@ -1,6 +1,5 @@
 #include "llmsim/strategy/moe_pipeline.hpp"
 
-#include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/util/error.hpp"
 
 namespace llmsim::strategy {
@@ -23,9 +22,10 @@ const scenario::Field kChunks =
     scenario::Field::integer("chunks", "pipelining degree R: parts of a MoE layer's tokens").at_least(1).at_most(64)
         .with_default(2);
 
-/// The chunked pipelines pipeline the all-to-alls of a training run: not on a moe-chiplet system, and not
-/// inside a braided schedule's alternating passes when R > 1 (or, for FlowMoE's per-layer gradients, at all).
-void check_training_pipeline(const scenario::Scenario& s, const std::string& name, int chunks, bool per_layer = false) {
+/// The chunked pipelines pipeline the all-to-alls of a training run: not on a moe-chiplet system, and not more
+/// chunks than a micro-batch has tokens. (That they do not meet a braided schedule is checked where both exist:
+/// strategy/training_strategies.hpp.)
+void check_training_pipeline(const scenario::Scenario& s, const std::string& name, int chunks) {
   if (s.kind == "moe-chiplet")
     throw ScenarioError("/strategies/moe_pipeline/name",
                         name + " pipelines expert-parallel all-to-alls of a training run; a moe-chiplet system takes "
@@ -34,13 +34,6 @@ void check_training_pipeline(const scenario::Scenario& s, const std::string& nam
     throw ScenarioError("/strategies/moe_pipeline/chunks",
                         "more chunks than tokens in a micro-batch (" +
                             std::to_string(s.training.micro_batch * s.training.seq_len) + ")");
-  if (chunks == 1 && !per_layer) return;
-  const auto schedule = make_pipeline_schedule(s);
-  for (const auto& t : schedule->stage_order({s.parallelism.pp, 0, s.training.micro_batches_per_pipeline(s.parallelism.dp)}))
-    if (t.braided)
-      throw ScenarioError("/strategies/moe_pipeline/" + std::string(per_layer ? "name" : "chunks"),
-                          name + " does not combine with a braided schedule (" + s.strategies.pipeline_schedule.name +
-                              ")" + (per_layer ? "" : "; use chunks 1 or another schedule"));
 }
 
 LLMSIM_REGISTER(MoePipeline, "vanilla-ep", "dispatch, experts, combine one after another", {},
@@ -81,7 +74,7 @@ LLMSIM_REGISTER(MoePipeline, "flowmoe",
                   MoeLayout layout;
                   layout.chunks = p.at("chunks").get<int>();
                   layout.attention_in_pipeline = true;
-                  check_training_pipeline(s, "flowmoe", layout.chunks, true);
+                  check_training_pipeline(s, "flowmoe", layout.chunks);
                   if (s.parallelism.tp > 1)
                     throw ScenarioError("/parallelism/tp",
                                         "flowmoe pipelines attention chunks of a data- and expert-parallel layer "

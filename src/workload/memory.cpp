@@ -30,7 +30,7 @@ double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers
   return bytes;
 }
 
-MemoryBreakdown stage_memory(const scenario::Scenario& s, double params, double set_bytes, int max_in_flight) {
+MemoryBreakdown state_memory(const scenario::Scenario& s, double params) {
   const auto& prec = s.training.precision;
   const double e = prec == "fp32" || prec == "tf32" ? 4 : (prec == "fp8" ? 1 : 2);
   MemoryBreakdown m;
@@ -39,9 +39,18 @@ MemoryBreakdown stage_memory(const scenario::Scenario& s, double params, double 
   m.weights = params * e / (z >= 3 ? dp : 1);
   m.gradients = params * (prec == "bf16" ? 4 : e) / (z >= 2 ? dp : 1);
   m.optimizer = params * 12 / (z >= 1 ? dp : 1);
-  const auto& rc = s.training.recompute;
-  m.activations = set_bytes * max_in_flight;
-  if (rc == "full") m.activations += layer_activation_bytes(s, "none");
+  return m;
+}
+
+double activation_memory(const scenario::Scenario& s, double set_bytes, int max_in_flight) {
+  double bytes = set_bytes * max_in_flight;
+  if (s.training.recompute == "full") bytes += layer_activation_bytes(s, "none");
+  return bytes;
+}
+
+MemoryBreakdown stage_memory(const scenario::Scenario& s, double params, double set_bytes, int max_in_flight) {
+  MemoryBreakdown m = state_memory(s, params);
+  m.activations = activation_memory(s, set_bytes, max_in_flight);
   return m;
 }
 

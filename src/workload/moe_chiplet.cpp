@@ -134,14 +134,15 @@ void append_expert_chiplet(std::vector<Op>& ops, const PassContext& c, int d) {
 
 }  // namespace
 
-TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::ComputeModel& cm) {
+TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::ComputeModel& cm,
+                               const strategy::TrainingStrategies& strategies) {
   TrainingPlan plan;
   const auto& moe = s.model.moe;
   const auto& tr = s.training;
-  plan.moe = plan_moe(s);
+  plan.moe = plan_moe(s, *strategies.routing, *strategies.expert_placement);
   const int D = s.parallelism.ep, M = tr.global_batch / tr.micro_batch, L = s.model.layers;
   const int per_group = s.cluster.topology.params.at("chiplets_per_group").get<int>();
-  const bool streaming = strategy::make_moe_pipeline(s)->streaming();
+  const bool streaming = strategies.moe_pipeline->streaming();
   plan.micro_batches = M;
   plan.tokens = double(tr.global_batch) * tr.seq_len;
   Workload& w = plan.workload;

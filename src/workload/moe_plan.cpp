@@ -4,13 +4,12 @@
 
 namespace llmsim::workload {
 
-MoePlan plan_moe(const scenario::Scenario& s) {
+MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
+                 const strategy::ExpertPlacementStrategy& placement) {
   MoePlan plan;
   const auto& moe = s.model.moe;
   plan.moe_index.assign(s.model.layers, -1);
   if (!moe.enabled()) return plan;
-  const auto routing = moe::make_routing(s);
-  const auto placement = strategy::make_expert_placement(s);
   const int ep = s.parallelism.ep;
   const bool chiplet = s.kind == "moe-chiplet";  // one token source: the attention chiplet
   const int sources = chiplet ? 1 : ep;
@@ -22,11 +21,11 @@ MoePlan plan_moe(const scenario::Scenario& s) {
     std::vector<moe::RoutingSample> simulated, profiled;
     for (int r = 0; r < sources; ++r) {
       auto rng = moe::routing_rng(s.seed, index, r, 0);
-      simulated.push_back(routing->route(index, sample, rng));
+      simulated.push_back(routing.route(index, sample, rng));
       auto profile_rng = moe::routing_rng(s.seed, index, r, 2);
-      profiled.push_back(routing->route(index, sample, profile_rng));
+      profiled.push_back(routing.route(index, sample, profile_rng));
     }
-    plan.placements.push_back(placement->place(moe::stats_of(profiled, moe.experts), ep));
+    plan.placements.push_back(placement.place(moe::stats_of(profiled, moe.experts), ep));
     plan.traffic.push_back(moe::route_layer(simulated, plan.placements.back(), moe.experts,
                                             s.parallelism.ep_dispatch == "per-device", moe.capacity_factor,
                                             tokens / sample, !chiplet));

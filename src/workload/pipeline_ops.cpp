@@ -125,7 +125,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
     for (size_t k = 0; k < n; ++k) {
       tasks[k] = resolve(order[i + k], stage, schedule, wiring);
       const Resolved& r = tasks[k];
-      if (remote(r.from)) ops.push_back(recv_from(wiring.worker(wiring.owner[r.from]), r.step()));
+      if (remote(r.from)) wiring.activations->receive(ops, wiring.worker(wiring.owner[r.from]), r.step());
     }
     // Prefetch: copy back what the next composite's backward needs while this one computes.
     if (c + 1 < composites.size())
@@ -151,8 +151,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
       const Resolved& r = tasks[k];
       const auto& task = order[i + k];
       if (task.chunk == offloaded && task.pass == TaskPass::Forward) copied_out[task.micro_batch] = copy(kDeviceToHostStream, task, -1);
-      if (remote(r.to))
-        ops.push_back(send_to(wiring.worker(wiring.owner[r.to]), {r.pass, r.micro_batch, r.to}, wiring.p2p_bytes));
+      if (remote(r.to)) wiring.activations->send(ops, wiring.worker(wiring.owner[r.to]), {r.pass, r.micro_batch, r.to});
       if (i + k == last_gradient[task.chunk] && on_chunk_done) on_chunk_done(task.chunk);
     }
   }

@@ -6,6 +6,7 @@
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/workload/training.hpp"
 
@@ -14,8 +15,7 @@ using namespace llmsim;
 namespace {
 workload::TrainingPlan plan_for(const scenario::Scenario& s) {
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto schedule = strategy::make_pipeline_schedule(s);
-  return workload::build_training(s, cm, *schedule);
+  return workload::build_training(s, cm, strategy::build_training_strategies(s));
 }
 }  // namespace
 

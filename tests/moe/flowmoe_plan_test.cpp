@@ -10,6 +10,7 @@
 #include "llmsim/model/moe.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/workload/chunk_passes.hpp"
 #include "llmsim/workload/training.hpp"
 
@@ -22,12 +23,13 @@ const std::string kFlowMoe = "strategies.moe_pipeline={\"name\": \"flowmoe\", \"
 
 workload::TrainingPlan plan_of(const scenario::Scenario& s) {
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  return workload::build_training(s, cm, *strategy::make_pipeline_schedule(s));
+  return workload::build_training(s, cm, strategy::build_training_strategies(s));
 }
 /// The passes of the whole model as one chunk, as expert-parallel rank 0 sees them (costs appended to `costs`).
 workload::ChunkPasses passes_of(const scenario::Scenario& s, std::vector<workload::ComputeCost>& costs) {
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto plan = workload::plan_moe(s);
+  const auto strategies = strategy::build_training_strategies(s);
+  const auto plan = workload::plan_moe(s, *strategies.routing, *strategies.expert_placement);
   return workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0, strategy::make_moe_pipeline(s)->layout())[0];
 }
 }  // namespace

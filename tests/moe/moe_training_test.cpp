@@ -9,6 +9,7 @@
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/model/moe.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/workload/chunk_passes.hpp"
 #include "llmsim/workload/training.hpp"
@@ -29,8 +30,7 @@ TEST(MoeTraining, TheStragglerRankSetsTheLayerTime) {
   const auto s = test::shipped("scenarios/moe/olmoe-ep8-a100.json",
                                {"cluster.nodes=1", "routing={\"name\": \"zipf\", \"skew\": 1.5}", "training.global_batch=16"});
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto schedule = strategy::make_pipeline_schedule(s);
-  const auto plan = workload::build_training(s, cm, *schedule);
+  const auto plan = workload::build_training(s, cm, strategy::build_training_strategies(s));
   const auto rec = engine::run_workload(plan.workload, s, std::vector<bool>(plan.workload.workers.size(), false));
   std::vector<double> compute, wait;
   for (const auto& b : rec.busy()) {
@@ -97,7 +97,8 @@ TEST(MoePipeline, TutelQueuesEveryDispatchChunkThenPipelinesExpertsAndCombines) 
   const auto s = test::shipped("scenarios/moe/olmoe-ep8-a100.json", {"cluster.nodes=1", "training.global_batch=16",
                                                                      "strategies.moe_pipeline={\"name\": \"tutel\", \"chunks\": 2}"});
   const hardware::ComputeModel cm(s.hardware, s.training.precision);
-  const auto plan = workload::plan_moe(s);
+  const auto strategies = strategy::build_training_strategies(s);
+  const auto plan = workload::plan_moe(s, *strategies.routing, *strategies.expert_placement);
   std::vector<workload::ComputeCost> costs;
   const auto passes = workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0, strategy::MoeLayout{2});
   const auto& f = passes[0].forward.fused;

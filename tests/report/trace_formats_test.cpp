@@ -155,6 +155,29 @@ TEST_F(TraceFormats, EventsCsvRowsAreTheTraceSlices) {
   EXPECT_GE(p2p, kSendsPerIteration);  // every send, and the receives that waited
 }
 
+TEST_F(TraceFormats, EventsCsvOfABraidedScheduleGivesEveryMessageItsBytes) {
+  // STP sends the activation gradient after B only and receives it in a whole backward: one message, as the
+  // engine matches them, so each send and recv row carries the message's bytes (it was an internal error).
+  const auto r = run("run '" + source("scenarios/regression/pipeline-stp.json") +
+                     "' --out out --set training.iterations=1 --set output.events_csv=true");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto resolved = json::parse(read_file(dir_ / "out" / "scenario.resolved.json"));
+  const double tp = resolved["parallelism"]["tp"].get<double>();
+  const double split = resolved["training"]["scatter_gather_p2p"].get<bool>() ? tp : 1;
+  const double message_bytes = resolved["training"]["seq_len"].get<double>() *
+                               resolved["training"]["micro_batch"].get<double>() *
+                               resolved["model"]["hidden"].get<double>() * 2 / split;  // fp16
+  int p2p = 0;
+  const auto rows = lines(read_file(dir_ / "out" / "events.csv"));
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto f = fields(rows[i]);
+    if (f[3].rfind("send ", 0) != 0 && f[3].rfind("recv ", 0) != 0) continue;
+    ++p2p;
+    EXPECT_DOUBLE_EQ(std::stod(f[8]), message_bytes) << rows[i];
+  }
+  EXPECT_GT(p2p, 0);
+}
+
 TEST_F(TraceFormats, IterationWindowAndRankSubsetRestrictTheEventsExactly) {
   // Three identical iterations: the window 1:1 keeps exactly the middle third of each track of the full trace.
   run_default("full", "--set training.iterations=3");

@@ -14,4 +14,8 @@ namespace llmsim::run {
 
 nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_dir);
 
+/// An upper bound on the fault timeline's work, in node-steps: (its failures, repairs and checkpoints) x nodes.
+/// Checkpoints are at most faults.horizon / the strategy's checkpoint interval (an iteration is shorter).
+double timeline_work(const scenario::Scenario& s);
+
 }  // namespace llmsim::run

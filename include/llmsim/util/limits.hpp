@@ -13,9 +13,14 @@ constexpr double kMaxDataFileBytes = 1024.0 * 1024 * 1024;
 /// requests, and the memory they need [bytes] (docs/decisions.md, "Limits", has the shipped runs' sizes).
 constexpr double kMaxOps = 2e8;
 constexpr double kMaxFlows = 2e8;
-constexpr double kMaxRequests = 1e7;
+/// 2,000,000: twice the million-request benchmark (37 s on 2 cores), so an accepted serving run ends in minutes.
+constexpr double kMaxRequests = 2e6;
 constexpr double kMaxGpus = 131072;  ///< 2^17: eight times the largest cluster llmsim is checked on (16,384)
 constexpr double kMaxSimulationBytes = 8.0 * 1024 * 1024 * 1024;
+/// Fault timeline (run/fault_run.hpp, timeline_work): its events times the nodes each one visits. Measured: 11.3
+/// million checkpoints on 4 nodes (checkpoint-restart, a 10-year horizon) took 255 s, 5.6 us per node-step, so
+/// 10^7 node-steps is about a minute.
+constexpr double kMaxTimelineNodeSteps = 1e7;
 
 /// Memory per element of a simulation [bytes], for the estimate: twice what a least-squares fit of the peak RSS
 /// above the 37 MiB of an empty run gives on shipped runs (GPT-1008B on 3,072 GPUs: 2.4e6 ops, 132 MiB;

@@ -29,7 +29,14 @@ double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string
 /// Activation bytes of one micro-batch of model layers [first, first + layers) (dense or MoE).
 double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers, const std::string& recompute);
 
-/// `set_bytes`: activation bytes of one (micro-batch, chunk) set (chunk_activation_bytes of the largest chunk).
+/// Weights, gradients and optimizer state of `params` parameters on one GPU, sharded as training.zero_stage says
+/// (activations 0). The data-parallel gradient-sync hooks' memory (workload/gradient_sync.hpp).
+MemoryBreakdown state_memory(const scenario::Scenario& s, double params);
+/// Activation bytes of `max_in_flight` (micro-batch, chunk) sets of `set_bytes` each, plus the one layer's full
+/// activations live while it is recomputed (training.recompute "full").
+double activation_memory(const scenario::Scenario& s, double set_bytes, int max_in_flight);
+/// state_memory + activation_memory. `set_bytes`: activation bytes of one (micro-batch, chunk) set
+/// (chunk_activation_bytes of the largest chunk).
 MemoryBreakdown stage_memory(const scenario::Scenario& s, double params_per_gpu, double set_bytes, int max_in_flight);
 
 }  // namespace llmsim::workload

@@ -22,6 +22,7 @@
 namespace llmsim::workload {
 
 /// The run as a TrainingPlan (one pseudo-stage, memory not modelled: stages is empty).
-TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::ComputeModel& cm);
+TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::ComputeModel& cm,
+                               const strategy::TrainingStrategies& strategies);
 
 }  // namespace llmsim::workload

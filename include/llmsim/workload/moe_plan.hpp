@@ -23,6 +23,9 @@ struct MoePlan {
 };
 
 /// Empty for a dense model.
-MoePlan plan_moe(const scenario::Scenario& s);
+/// The MoE layers of `s` as `routing` routes a sample of kRoutingSampleTokens tokens per source and `placement`
+/// places the experts on a profiled sample (empty for a dense model).
+MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
+                 const strategy::ExpertPlacementStrategy& placement);
 
 }  // namespace llmsim::workload

@@ -13,6 +13,7 @@
 // A MoE exchange (all-to-all of the expert-parallel group) after a segment is a CollectiveStartOp; the pass's next
 // segment waits for it (CollectiveWaitOp) — in a braided pair the other pass computes meanwhile.
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "llmsim/strategy/pipeline_schedule.hpp"
@@ -21,11 +22,37 @@
 
 namespace llmsim::workload {
 
+/// Activation-exchange hook: how a task gets its input activations (or their gradients) from the worker of
+/// another stage before it computes, and hands its output on after. The pipeline's send/recv is PipelineP2p;
+/// other exchanges (context parallelism's) are further implementations.
+class ActivationExchange {
+ public:
+  virtual ~ActivationExchange() = default;
+  virtual void receive(std::vector<Op>& ops, int from_worker, const PassStep& step) const = 0;
+  /// `step` names the receiver's step (its pass, micro-batch and chunk).
+  virtual void send(std::vector<Op>& ops, int to_worker, const PassStep& step) const = 0;
+};
+
+/// Point-to-point activations between consecutive stages: one RecvOp before, one SendOp of `bytes` per GPU after.
+class PipelineP2p final : public ActivationExchange {
+ public:
+  explicit PipelineP2p(double bytes) : bytes_(bytes) {}
+  void receive(std::vector<Op>& ops, int from_worker, const PassStep& step) const override {
+    ops.push_back(recv_from(from_worker, step));
+  }
+  void send(std::vector<Op>& ops, int to_worker, const PassStep& step) const override {
+    ops.push_back(send_to(to_worker, step, bytes_));
+  }
+
+ private:
+  double bytes_;
+};
+
 struct PipelineWiring {
   int pp = 1;
   std::vector<int> owner;          ///< stage holding each global model chunk
   const std::vector<ChunkPasses>* passes = nullptr;  ///< per global chunk
-  double p2p_bytes = 0;            ///< per GPU per transfer
+  std::shared_ptr<const ActivationExchange> activations;  ///< between stages
   std::function<int(int stage)> worker;  ///< worker of a stage in this replica
   /// Per global chunk: ComputeCost index of copying one micro-batch's activations over the host link
   /// (category Offload); used for the schedule's offloaded chunk.

@@ -1,6 +1,13 @@
 #pragma once
-// Megatron-style training workload (tp x pp x dp): turns a scenario, a compute model and a pipeline
-// schedule into one Program per tensor-parallel group (see program.hpp).
+// Megatron-style training workload (tp x pp x dp): turns a scenario, a compute model and its strategies into
+// one Program per tensor-parallel group (see program.hpp), in two steps:
+//   plan_training  what each rank computes, holds and exchanges: the rank layout (TrainingLayout), each model
+//                  chunk's passes (chunk_passes.hpp) and MoE exchanges (moe_exchanges.hpp), per stage its
+//                  parameters, memory by category, schedule order and optimizer step, and what the
+//                  gradient-sync hook (gradient_sync.hpp) adds; every cost, collective and group of the Workload
+//   emit_training  the ops of every worker from that plan: the pipeline order (pipeline_ops.hpp, whose
+//                  activation-exchange hook sends and receives between stages), the gradient-sync steps at the
+//                  points the hook names, the tied-embedding all-reduce, the optimizer step
 //
 // Per layer and micro-batch: forward = layer_forward kernels + 2 tp all-reduces (or, with sequence
 // parallelism, 2 all-gathers + 2 reduce-scatters of the same total bytes); backward = recomputed kernels (+2
@@ -26,12 +33,29 @@
 
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/scenario/scenario.hpp"
-#include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
+#include "llmsim/workload/chunk_passes.hpp"
+#include "llmsim/workload/gradient_sync.hpp"
 #include "llmsim/workload/memory.hpp"
+#include "llmsim/workload/moe_exchanges.hpp"
 #include "llmsim/workload/moe_plan.hpp"
+#include "llmsim/workload/pipeline_ops.hpp"
 #include "llmsim/workload/program.hpp"
 
 namespace llmsim::workload {
+
+/// Where the model and the ranks are: pp stages of v local chunks each (pp * v global model chunks), dp
+/// replicas of each stage, one worker per (stage, replica) in Megatron's rank order (tp fastest, then dp, then
+/// pp), ep consecutive replicas forming an expert-parallel group.
+struct TrainingLayout {
+  int pp = 1, dp = 1, tp = 1, ep = 1, v = 1, chunks = 1;
+  std::vector<int> layers_of;       ///< [global chunk] transformer layers
+  std::vector<int> first_layer_of;  ///< [global chunk] model layer index of its first layer
+  std::vector<int> owner;           ///< [global chunk] stage holding it
+  std::vector<int> stage_of_layer;  ///< [model layer] stage holding it
+  std::vector<std::vector<int>> chunk_of;  ///< [stage][local chunk] global chunk
+  int worker_of(int stage, int replica) const { return stage * dp + replica; }
+};
 
 struct StagePlan {
   int stage = 0;
@@ -39,10 +63,13 @@ struct StagePlan {
   double params = 0;       ///< parameters per GPU
   int max_in_flight = 0;   ///< (micro-batch, chunk) activation sets held at once
   MemoryBreakdown memory;  ///< per GPU
+  std::vector<strategy::PipelineTask> order;  ///< the schedule's tasks of this stage, per iteration
+  int optimizer_cost = -1;                    ///< ComputeCost of the optimizer step
+  GradientSyncOps sync;                       ///< what the gradient-sync hook adds to each step
 };
 
 struct TrainingPlan {
-  Workload workload;
+  Workload workload;         ///< costs, collectives, groups and workers; the ops after emit_training
   std::vector<StagePlan> stages;
   int micro_batches = 0;     ///< per pipeline per iteration
   int virtual_stages = 1;
@@ -50,9 +77,22 @@ struct TrainingPlan {
   double hardware_flops = 0; ///< per iteration, whole job: FLOPs executed, recomputation included
   double tokens = 0;         ///< per iteration
   MoePlan moe;               ///< routing, placement and traffic of the MoE layers (empty for dense models)
+  TrainingLayout layout;
+  std::vector<std::vector<ChunkPasses>> passes;  ///< [ep rank][global chunk]
+  std::vector<int> offload_cost;                 ///< [global chunk] ComputeCost of an activation copy to host
+  std::shared_ptr<const ActivationExchange> activations;  ///< between pipeline stages
+  MoeExchanges exchanges;
+  std::vector<int> tied_embedding;  ///< [replica] CollectiveSpec of the tied-embedding all-reduce, -1 none
 };
 
+/// The plan of `s` with its strategies; workers without ops. Throws ScenarioError when
+/// network.collective_algorithm cannot run the dp collective.
+TrainingPlan plan_training(const scenario::Scenario& s, const hardware::ComputeModel& cm,
+                           const strategy::TrainingStrategies& strategies);
+/// Fills the ops of every worker of `plan` (made by plan_training with `schedule`).
+void emit_training(TrainingPlan& plan, const strategy::PipelineSchedule& schedule);
+/// plan_training, then emit_training.
 TrainingPlan build_training(const scenario::Scenario& s, const hardware::ComputeModel& cm,
-                            const strategy::PipelineSchedule& schedule);
+                            const strategy::TrainingStrategies& strategies);
 
 }  // namespace llmsim::workload
