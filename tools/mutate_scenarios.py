@@ -567,7 +567,8 @@ def options(argv):
     p.add_argument("-j", "--jobs", type=int, default=2, help="cases at once (default 2)")
     p.add_argument("--out", type=Path, default=Path("mutation-out"), help="report and failing cases (emptied first)")
     p.add_argument("--llmsim", type=Path, default=REPO / "build" / "llmsim", help="the binary under test")
-    p.add_argument("--timeout", type=float, default=60, help="seconds a command may take (default 60)")
+    p.add_argument("--timeout", type=float, default=120,
+                   help="seconds a command may take (default 120: a million requests, within the limits, take about 40)")
     p.add_argument("--memory-GiB", type=float, default=10,
                    help="resident-memory limit of each command (default 10)")
     o = p.parse_args(argv)

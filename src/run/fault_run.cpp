@@ -14,7 +14,6 @@
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/run/child_process.hpp"
 #include "llmsim/run/training_run.hpp"
-#include "llmsim/scenario/loader.hpp"
 #include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/workload/training.hpp"
 
@@ -23,17 +22,17 @@ namespace {
 
 /// The scenario without failures on `nodes` nodes, the data-parallel degree scaled alike and the global batch
 /// re-balanced (Oobleck): each replica takes ceil(batch / dp) samples in micro-batches of the same size (the last
-/// rounded up), so the iteration is that of the most loaded replica.
+/// rounded up), so the iteration is that of the most loaded replica. A typed copy of the resolved scenario: only
+/// these fields change, and it writes no outputs (its resolved JSON stays the original's).
 scenario::Scenario plain(const scenario::Scenario& s, int nodes) {
-  nlohmann::json r = s.resolved;
-  r["faults"] = {{"process", {{"name", "none"}}}};
-  r["cluster"]["nodes"] = nodes;
+  scenario::Scenario p = s;
+  p.faults = scenario::Faults{};
+  p.cluster.nodes = nodes;
   const long long dp = static_cast<long long>(s.parallelism.dp) * nodes / s.cluster.nodes;
   const long long samples = (s.training.global_batch + dp - 1) / dp, mb = s.training.micro_batch;
-  r["parallelism"]["dp"] = dp;
-  r["training"]["global_batch"] = dp * ((samples + mb - 1) / mb) * mb;
-  r["output"]["trace_ranks"] = "auto";  // derived from the cluster, which changed
-  return scenario::resolve(r, s.source_dir);
+  p.parallelism.dp = static_cast<int>(dp);
+  p.training.global_batch = static_cast<int>(dp * ((samples + mb - 1) / mb) * mb);
+  return p;
 }
 
 double simulated_iteration(const scenario::Scenario& s, int nodes) {
