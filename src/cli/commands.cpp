@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -24,6 +25,7 @@
 #include "llmsim/serving/scheduler.hpp"
 #include "llmsim/serving/step_model.hpp"
 #include "llmsim/serving/workload.hpp"
+#include "llmsim/scenario/families.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/faults/failure_process.hpp"
 #include "llmsim/moe/routing.hpp"
@@ -110,50 +112,31 @@ int validate_command(const RunOptions& o) {
 }
 
 namespace {
-/// Every registered name of a family with its description and parameter table.
-template <class Interface>
-void list_registry(const std::string& family, std::ostream& out) {
-  out << family << ":\n";
-  for (const auto& [name, e] : strategy::Registry<Interface>::instance().entries()) {
-    out << "  " << name << " - " << e.description << "\n";
-    for (const auto& f : e.params)
+/// Every registered member of a family with its description and parameter table.
+void list_family(const scenario::Family& fam, std::ostream& out) {
+  out << fam.listing.heading << ":\n";
+  for (const auto& m : fam.members()) {
+    out << "  " << m.name << " - " << m.description << "\n";
+    for (const auto& f : m.params)
       out << "      " << f.key << ": " << scenario::describe_allowed(f)
-          << (f.default_value ? ", default " + f.default_value->dump() : "") << " - " << f.help << "\n";
+          << (f.default_value ? ", default " + scenario::dump_default(f) : "") << " - " << f.help << "\n";
   }
 }
 }  // namespace
 
+/// The presets of configs/<what>/ (none for strategies, routing, ...), then the families listed under `what`.
 int list_command(const std::string& what, std::ostream& out) {
-  if (what == "strategies") {
-    list_registry<strategy::PipelineSchedule>("pipeline_schedule", out);
-    list_registry<strategy::ExpertPlacementStrategy>("expert_placement", out);
-    list_registry<strategy::MoePipeline>("moe_pipeline", out);
-    list_registry<strategy::FaultTolerance>("fault_tolerance", out);
-    return 0;
-  }
-  if (what == "faults") {
-    list_registry<faults::FailureProcess>("faults.process (failure processes)", out);
-    return 0;
-  }
-  if (what == "routing") {
-    list_registry<moe::RoutingModel>("routing (MoE token-to-expert models)", out);
-    return 0;
-  }
-  if (what == "serving") {
-    list_registry<serving::WorkloadSource>("serving.workload", out);
-    list_registry<serving::Scheduler>("serving.scheduler", out);
-    list_registry<serving::Router>("serving.router", out);
-    return 0;
-  }
-  const std::string folder = what == "models" ? "models" : what;
-  for (const auto& name : scenario::list_presets(folder)) {
-    const auto j = scenario::load_preset(folder, name, "configs/" + folder);
+  for (const auto& name : scenario::list_presets(what)) {
+    const auto j = scenario::load_preset(what, name, "configs/" + what);
     std::string desc = j.value("description", "");
     desc = desc.substr(0, desc.find(" Notes:"));
     if (desc.size() > 100) desc = desc.substr(0, desc.rfind(' ', 100)) + " ...";
     out << "  " << name << " - " << desc << "\n";
   }
-  if (what == "topologies") list_registry<platform::Topology>("topology kinds (cluster.topology.name)", out);
+  auto listed = scenario::families();
+  std::stable_sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a.listing.order < b.listing.order; });
+  for (const auto& fam : listed)
+    if (fam.listing.topic == what) list_family(fam, out);
   return 0;
 }
 

@@ -1,4 +1,5 @@
 #include "llmsim/faults/failure_process.hpp"
+#include "llmsim/strategy/family.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,8 +17,8 @@ constexpr size_t kMaxFailures = 1000000;
 /// Renewal process of the cluster: inter-arrival times from `gap`, each failure on a node that is up.
 class Renewal : public FailureProcess {
  public:
-  Renewal(double mtbf_h, double repair_h, bool nic = false)
-      : mtbf_(mtbf_h * kHour), repair_(repair_h * kHour), nic_(nic) {}
+  /// `mtbf`, `repair` [s].
+  Renewal(double mtbf, double repair, bool nic = false) : mtbf_(mtbf), repair_(repair), nic_(nic) {}
   std::vector<Failure> draw(int nodes, int gpus_per_node, double horizon, std::mt19937_64& rng) const override {
     std::vector<Failure> out;
     std::vector<double> up_at(nodes, 0);  // when each node is up again
@@ -48,7 +49,7 @@ class Renewal : public FailureProcess {
 
 class Weibull final : public Renewal {
  public:
-  Weibull(double shape, double mtbf_h, double repair_h, bool nic) : Renewal(mtbf_h, repair_h, nic), shape_(shape) {}
+  Weibull(double shape, double mtbf, double repair, bool nic) : Renewal(mtbf, repair, nic), shape_(shape) {}
 
  private:
   double gap(int, int, std::mt19937_64& rng) const override {
@@ -60,7 +61,8 @@ class Weibull final : public Renewal {
 /// One failure per `gpu_hours` GPU-hours over the cluster's GPUs.
 class PerGpu final : public Renewal {
  public:
-  PerGpu(double gpu_hours, double repair_h, bool nic) : Renewal(gpu_hours, repair_h, nic) {}
+  /// `gpu_time`: GPU-seconds per failure; `repair` [s].
+  PerGpu(double gpu_time, double repair, bool nic) : Renewal(gpu_time, repair, nic) {}
 
  private:
   double mean_gap(int nodes, int gpus_per_node) const override { return mtbf_ / (double(nodes) * gpus_per_node); }
@@ -77,17 +79,17 @@ const scenario::Field kRepair =
 const scenario::Field kTarget =
     scenario::Field::choice("target", {"node", "nic"}, "what fails: the node, or its network link (cut off)")
         .with_default("node");
-bool nic(const nlohmann::json& p) { return p.at("target").get<std::string>() == "nic"; }
+bool nic(const scenario::Params& p) { return p.text("target") == "nic"; }
 
 LLMSIM_REGISTER(FailureProcess, "none", "no failures", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<NoFailures>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<NoFailures>(); });
 LLMSIM_REGISTER(FailureProcess, "exponential",
                 "Poisson failures of the cluster (mean time between failures mtbf_h), each repaired after repair_h",
                 (scenario::FieldList{scenario::Field::number("mtbf_h", "h", "mean time between failures of the cluster")
                                          .at_least(0.001),
                                      kRepair, kTarget}),
-                [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<Renewal>(p.at("mtbf_h").get<double>(), p.at("repair_h").get<double>(), nic(p));
+                [](const scenario::Params& p, const scenario::Scenario&) {
+                  return std::make_unique<Renewal>(p.seconds("mtbf_h"), p.seconds("repair_h"), nic(p));
                 });
 LLMSIM_REGISTER(FailureProcess, "weibull",
                 "Weibull times between cluster failures (shape, mean mtbf_h), each repaired after repair_h",
@@ -95,20 +97,20 @@ LLMSIM_REGISTER(FailureProcess, "weibull",
                                      scenario::Field::number("mtbf_h", "h", "mean time between failures of the cluster")
                                          .at_least(0.001),
                                      kRepair, kTarget}),
-                [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<Weibull>(p.at("shape").get<double>(), p.at("mtbf_h").get<double>(),
-                                                   p.at("repair_h").get<double>(), nic(p));
+                [](const scenario::Params& p, const scenario::Scenario&) {
+                  return std::make_unique<Weibull>(p.number("shape"), p.seconds("mtbf_h"),
+                                                   p.seconds("repair_h"), nic(p));
                 });
 LLMSIM_REGISTER(FailureProcess, "mecefo-low", "MeCeFO's low rate: a failure every 2 h, recovery after 4 h", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Renewal>(2, 4); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<Renewal>(2 * kHour, 4 * kHour); });
 LLMSIM_REGISTER(FailureProcess, "mecefo-mid", "MeCeFO's mid rate: a failure every 1 h, recovery after 3 h", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Renewal>(1, 3); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<Renewal>(1 * kHour, 3 * kHour); });
 LLMSIM_REGISTER(FailureProcess, "mecefo-high", "MeCeFO's high rate: a failure every 0.5 h, recovery after 2 h", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Renewal>(0.5, 2); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<Renewal>(0.5 * kHour, 2 * kHour); });
 LLMSIM_REGISTER(FailureProcess, "llama3",
                 "Llama 3 405B's GPU failure rate (one per 50,680 GPU-hours), a failed GPU's node out for repair_h",
-                {kRepair, kTarget}, [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<PerGpu>(16384.0 * 54 * 24 / 419, p.at("repair_h").get<double>(), nic(p));
+                {kRepair, kTarget}, [](const scenario::Params& p, const scenario::Scenario&) {
+                  return std::make_unique<PerGpu>(16384.0 * 54 * 24 / 419 * kHour, p.seconds("repair_h"), nic(p));
                 });
 
 }  // namespace
@@ -143,5 +145,9 @@ std::vector<Failure> with_spares(std::vector<Failure> failures, int spares, doub
   }
   return failures;
 }
+
+// The failures exist on this cluster (a trace is read and checked).
+LLMSIM_FAMILY(FailureProcess, "faults", "process", "none", "failure process", 70,
+              {"faults", "faults.process (failure processes)", 1}, [](const scenario::Scenario& s) { failures_of(s); });
 
 }  // namespace llmsim::faults

@@ -96,8 +96,8 @@ class TraceProcess final : public FailureProcess {
 
 LLMSIM_REGISTER(FailureProcess, "trace", "failures from a CSV file: header, then time_h,node,duration_h[,node|nic] per line",
                 {scenario::Field::string("file", "CSV failure trace, relative to the scenario file")},
-                [](const nlohmann::json& p, const scenario::Scenario& s) {
-                  std::filesystem::path file = p.at("file").get<std::string>();
+                [](const scenario::Params& p, const scenario::Scenario& s) {
+                  std::filesystem::path file = p.text("file");
                   if (file.is_relative()) file = std::filesystem::path(s.source_dir) / file;
                   return std::make_unique<TraceProcess>(read_trace(file.string()), file.string());
                 });

@@ -142,10 +142,10 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(RoutingModel, "coactivation",
                 "expert frequencies + pairwise co-activation (file or synthetic groups): tokens pick co-activated "
                 "experts together",
-                kParams, [](const nlohmann::json& p, const scenario::Scenario& s) {
+                kParams, [](const scenario::Params& p, const scenario::Scenario& s) {
                   const int experts = s.model.moe.experts;
                   std::optional<CoactivationTable> table;
-                  const std::string file = p.at("file").get<std::string>();
+                  const std::string file = p.text("file");
                   if (!file.empty()) {
                     const auto path = std::filesystem::path(file).is_absolute()
                                           ? std::filesystem::path(file)
@@ -158,12 +158,12 @@ LLMSIM_REGISTER(RoutingModel, "coactivation",
                                                                " experts have a frequency > 0, fewer than top_k = " +
                                                                std::to_string(s.model.moe.top_k));
                   }
-                  const int groups = p.at("groups").get<int>();
+                  const int groups = p.integer("groups");
                   if (!table && groups > experts)
                     throw ScenarioError("/routing/groups", std::to_string(groups) + " groups for " +
                                                                std::to_string(experts) + " experts (at most one group per expert)");
                   return std::make_unique<Coactivation>(s.seed, experts, s.model.moe.top_k, std::move(table), groups,
-                                                        p.at("cross").get<double>(), p.at("skew").get<double>());
+                                                        p.number("cross"), p.number("skew"));
                 });
 
 }  // namespace

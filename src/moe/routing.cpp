@@ -1,4 +1,5 @@
 #include "llmsim/moe/routing.hpp"
+#include "llmsim/strategy/family.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -39,5 +40,9 @@ void draw_distinct(const std::vector<double>& cumulative, int k, std::mt19937_64
     if (std::find(out.begin() + first, out.end(), e) == out.end()) out.push_back(e);
   }
 }
+
+LLMSIM_FAMILY(RoutingModel, "", "routing", "uniform", "MoE token-to-expert routing model", 60,
+              {"routing", "routing (MoE token-to-expert models)", 1},
+              [](const scenario::Scenario& s) { make_routing(s); });
 
 }  // namespace llmsim::moe

@@ -22,7 +22,7 @@ class Uniform final : public RoutingModel {
 };
 
 LLMSIM_REGISTER(RoutingModel, "uniform", "every expert equally likely (independent routing)", {},
-                [](const nlohmann::json&, const scenario::Scenario& s) {
+                [](const scenario::Params&, const scenario::Scenario& s) {
                   return std::make_unique<Uniform>(s.model.moe.experts, s.model.moe.top_k);
                 });
 

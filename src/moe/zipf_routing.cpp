@@ -32,8 +32,8 @@ const scenario::FieldList kParams = {
         .with_default(1.0)};
 
 LLMSIM_REGISTER(RoutingModel, "zipf", "Zipf-skewed expert popularity, hot experts permuted per layer", kParams,
-                [](const nlohmann::json& p, const scenario::Scenario& s) {
-                  return std::make_unique<Zipf>(s.seed, s.model.moe.experts, s.model.moe.top_k, p.at("skew").get<double>());
+                [](const scenario::Params& p, const scenario::Scenario& s) {
+                  return std::make_unique<Zipf>(s.seed, s.model.moe.experts, s.model.moe.top_k, p.number("skew"));
                 });
 
 }  // namespace

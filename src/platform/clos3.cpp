@@ -65,10 +65,10 @@ const scenario::FieldList kParams = {
 };
 
 LLMSIM_REGISTER(Topology, "clos3", "three-tier Clos: leaf per rack, spine per minipod, core (Arnold)", kParams,
-                [](const nlohmann::json& p, const scenario::Scenario&) -> std::unique_ptr<Topology> {
-                  return std::make_unique<Clos3>(p.at("nodes_per_rack"), p.at("racks_per_minipod"),
-                                                 p.at("leaf_oversubscription"), p.at("spine_oversubscription"),
-                                                 p.at("switch_latency_us").get<double>() * 1e-6);
+                [](const scenario::Params& p, const scenario::Scenario&) -> std::unique_ptr<Topology> {
+                  return std::make_unique<Clos3>(p.integer("nodes_per_rack"), p.integer("racks_per_minipod"),
+                                                 p.number("leaf_oversubscription"), p.number("spine_oversubscription"),
+                                                 p.seconds("switch_latency_us"));
                 });
 
 }  // namespace

@@ -61,12 +61,12 @@ const scenario::FieldList kParams = {
 };
 
 LLMSIM_REGISTER(Topology, "dragonfly", "dragonfly: all-to-all routers in a group, one global link per group pair", kParams,
-                [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
-                  const int g = p.at("groups"), a = p.at("routers_per_group"), n = p.at("nodes_per_router");
+                [](const scenario::Params& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
+                  const int g = p.integer("groups"), a = p.integer("routers_per_group"), n = p.integer("nodes_per_router");
                   require_node_count(s, 1LL * g * a * n, "groups*routers_per_group*nodes_per_router");
-                  return std::make_unique<Dragonfly>(g, a, n, p.at("local_GBps").get<double>() * 1e9,
-                                                     p.at("global_GBps").get<double>() * 1e9,
-                                                     p.at("link_latency_us").get<double>() * 1e-6);
+                  return std::make_unique<Dragonfly>(g, a, n, p.bytes_per_second("local_GBps"),
+                                                     p.bytes_per_second("global_GBps"),
+                                                     p.seconds("link_latency_us"));
                 });
 
 }  // namespace

@@ -13,8 +13,8 @@ namespace sg4 = simgrid::s4u;
 namespace llmsim::platform {
 
 FatTreeParams fat_tree_params(const scenario::Cluster& c) {
-  const auto& j = c.topology.params;
-  return {j.at("rail_optimized"), j.at("leaf_radix"), j.at("oversubscription"), j.at("switch_latency_us").get<double>() * 1e-6};
+  const auto& p = c.topology.params;
+  return {p.flag("rail_optimized"), p.integer("leaf_radix"), p.number("oversubscription"), p.seconds("switch_latency_us")};
 }
 
 int nodes_per_leaf_group(const scenario::Cluster& c, const FatTreeParams& p) {
@@ -99,7 +99,7 @@ const scenario::FieldList kParams = {
 };
 
 LLMSIM_REGISTER(Topology, "fat-tree", "two-level leaf/spine fat-tree, rail-optimised or not, oversubscribed uplinks", kParams,
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<FatTree>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<FatTree>(); });
 
 }  // namespace
 }  // namespace llmsim::platform

@@ -55,12 +55,12 @@ const scenario::FieldList kParams = {
 };
 
 LLMSIM_REGISTER(Topology, "nop-tree", "Mozart's network-on-package tree: root chiplet, group switches with DRAM I/O", kParams,
-                [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
-                  const int g = p.at("groups"), k = p.at("chiplets_per_group");
+                [](const scenario::Params& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
+                  const int g = p.integer("groups"), k = p.integer("chiplets_per_group");
                   require_node_count(s, 1 + 1LL * g * k, "1 root + groups*chiplets_per_group (chiplets)");
-                  return std::make_unique<NopTree>(g, k, p.at("link_GBps").get<double>() * 1e9,
-                                                   p.at("link_latency_us").get<double>() * 1e-6,
-                                                   p.at("dram_GBps").get<double>() * 1e9);
+                  return std::make_unique<NopTree>(g, k, p.bytes_per_second("link_GBps"),
+                                                   p.seconds("link_latency_us"),
+                                                   p.bytes_per_second("dram_GBps"));
                 });
 
 }  // namespace

@@ -110,9 +110,9 @@ const scenario::FieldList kParams = {
 };
 
 LLMSIM_REGISTER(Topology, "simgrid-xml", "any SimGrid platform file; its hosts in natural name order are the GPUs", kParams,
-                [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
+                [](const scenario::Params& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
                   namespace fs = std::filesystem;
-                  fs::path file = p.at("file").get<std::string>();
+                  fs::path file = p.text("file");
                   if (file.is_relative() && !s.source_dir.empty()) file = fs::path(s.source_dir) / file;
                   util::check_input_file(file.string(), "/cluster/topology/file", limits::kMaxDataFileBytes);
                   if (file.extension() != ".xml")

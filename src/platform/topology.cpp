@@ -1,4 +1,5 @@
 #include "llmsim/platform/topology.hpp"
+#include "llmsim/strategy/family.hpp"
 
 #include "llmsim/util/error.hpp"
 
@@ -17,5 +18,9 @@ void require_node_count(const scenario::Scenario& s, long long product, const st
 ClusterPlatform build_platform(const scenario::Scenario& s, int lane_width) {
   return make_topology(s)->build(s.cluster, s.hardware, lane_width);
 }
+
+LLMSIM_FAMILY(Topology, "cluster", "topology", "fat-tree", "network topology between nodes", 10,
+              {"topologies", "topology kinds (cluster.topology.name)", 1},
+              [](const scenario::Scenario& s) { make_topology(s); });
 
 }  // namespace llmsim::platform

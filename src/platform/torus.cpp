@@ -59,11 +59,11 @@ const scenario::FieldList kParams = {
 };
 
 LLMSIM_REGISTER(Topology, "torus", "2D/3D torus with wrap-around links, minimal routing (TPU-style)", kParams,
-                [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
-                  const int x = p.at("x"), y = p.at("y"), z = p.at("z");
+                [](const scenario::Params& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
+                  const int x = p.integer("x"), y = p.integer("y"), z = p.integer("z");
                   require_node_count(s, 1LL * x * y * z, "x*y*z");
-                  return std::make_unique<Torus>(x, y, z, p.at("link_GBps").get<double>() * 1e9,
-                                                 p.at("link_latency_us").get<double>() * 1e-6);
+                  return std::make_unique<Torus>(x, y, z, p.bytes_per_second("link_GBps"),
+                                                 p.seconds("link_latency_us"));
                 });
 
 }  // namespace

@@ -54,11 +54,11 @@ const scenario::FieldList kParams = {
 };
 
 LLMSIM_REGISTER(Topology, "wafer-mesh", "2D mesh of chiplets joined by die-to-die links (wafer-scale)", kParams,
-                [](const nlohmann::json& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
-                  const int rows = p.at("rows"), cols = p.at("cols");
+                [](const scenario::Params& p, const scenario::Scenario& s) -> std::unique_ptr<Topology> {
+                  const int rows = p.integer("rows"), cols = p.integer("cols");
                   require_node_count(s, 1LL * rows * cols, "rows*cols (chiplets)");
-                  return std::make_unique<WaferMesh>(rows, cols, p.at("d2d_GBps").get<double>() * 1e9,
-                                                     p.at("d2d_latency_us").get<double>() * 1e-6);
+                  return std::make_unique<WaferMesh>(rows, cols, p.bytes_per_second("d2d_GBps"),
+                                                     p.seconds("d2d_latency_us"));
                 });
 
 }  // namespace

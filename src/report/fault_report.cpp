@@ -11,7 +11,7 @@ namespace llmsim::report {
 using nlohmann::json;
 
 json fault_summary(const scenario::Scenario& s, const strategy::JobCosts& c, const faults::TimelineResult& r,
-                   const json& module, double checkpoint_interval, double wall_seconds) {
+                   const strategy::ModuleNumbers& module, double checkpoint_interval, double wall_seconds) {
   const double horizon = s.faults.horizon, hours = 3600;
   const double failure_free = c.tokens_per_iteration / c.iteration;
   const double effective = r.net_iterations() * c.tokens_per_iteration / horizon;
@@ -41,7 +41,8 @@ json fault_summary(const scenario::Scenario& s, const strategy::JobCosts& c, con
   f["checkpoints"] = r.checkpoints;
   f["checkpoint_interval_s"] = checkpoint_interval;
   f["stopped_at_h"] = r.stopped_at < 0 ? json(nullptr) : json(r.stopped_at / hours);
-  f["module"] = module;
+  f["module"] = json::object();
+  for (const auto& [key, value] : module) f["module"][key] = value ? json(*value) : json(nullptr);
   out["faults"] = f;
   out["wall_time_s"] = wall_seconds;
   return out;

@@ -12,7 +12,7 @@ namespace llmsim::run {
 
 scenario::Scenario with_gradient_chunk(const scenario::Scenario& s, double bytes) {
   scenario::Scenario c = s;
-  c.strategies.moe_pipeline.params["allreduce_chunk_bytes"] = bytes;
+  c.strategies.moe_pipeline.params.set_number("allreduce_chunk_bytes", bytes);
   c.resolved["strategies"]["moe_pipeline"]["allreduce_chunk_bytes"] = bytes;
   return c;
 }

@@ -7,19 +7,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "llmsim/platform/topology.hpp"
+#include "llmsim/scenario/field_json.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/scenario/typed.hpp"
-#include "llmsim/moe/routing.hpp"
-#include "llmsim/strategy/expert_placement.hpp"
-#include "llmsim/strategy/moe_pipeline.hpp"
-#include "llmsim/strategy/fault_tolerance.hpp"
-#include "llmsim/faults/failure_process.hpp"
-#include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/strategy/training_strategies.hpp"
-#include "llmsim/serving/router.hpp"
-#include "llmsim/serving/scheduler.hpp"
-#include "llmsim/serving/workload.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/util/input_file.hpp"
 #include "llmsim/util/limits.hpp"
@@ -151,7 +142,7 @@ Field family_field(json& parent, const Family& fam) {
   apply_schema(probe, path, fields);
   for (const auto& m : members)
     if (m.name == probe["name"]) fields.insert(fields.end(), m.params.begin(), m.params.end());
-  return Field::object(fam.key, fields, fam.help).with_default(json::object());
+  return Field::object(fam.key, fields, fam.help).with_default(EmptyObject{});
 }
 
 bool is_serving(const json& raw) { return raw.is_object() && raw.value("kind", json("training")) == json("serving"); }
@@ -204,15 +195,6 @@ FieldList scenario_fields(json& raw) {
   return fields;
 }
 
-/// Every registered member of `Interface`'s registry.
-template <class Interface>
-std::vector<FamilyMember> members_of() {
-  std::vector<FamilyMember> out;
-  for (const auto& [name, e] : strategy::Registry<Interface>::instance().entries())
-    out.push_back({name, e.description, e.params});
-  return out;
-}
-
 }  // namespace
 
 FieldList section_fields(const std::string& section) {
@@ -235,25 +217,6 @@ bool section_allowed(const std::string& section, const std::string& kind) {
   return true;
 }
 
-const std::vector<Family>& families() {
-  static const std::vector<Family> kFamilies = {
-      {"cluster", "topology", "fat-tree", "network topology between nodes", members_of<platform::Topology>},
-      {"strategies", "pipeline_schedule", "1f1b", "pipeline schedule", members_of<strategy::PipelineSchedule>},
-      {"strategies", "expert_placement", "contiguous", "MoE expert placement over the ep ranks",
-       members_of<strategy::ExpertPlacementStrategy>},
-      {"strategies", "fault_tolerance", "none", "what the job does when a node fails",
-       members_of<strategy::FaultTolerance>},
-      {"strategies", "moe_pipeline", "vanilla-ep", "MoE dispatch/expert/combine overlap",
-       members_of<strategy::MoePipeline>},
-      {"", "routing", "uniform", "MoE token-to-expert routing model", members_of<moe::RoutingModel>},
-      {"faults", "process", "none", "failure process", members_of<faults::FailureProcess>},
-      {"serving", "workload", "poisson", "request source", members_of<serving::WorkloadSource>},
-      {"serving", "scheduler", "vllm", "batch scheduler of each replica", members_of<serving::Scheduler>},
-      {"serving", "router", "round-robin", "which replica a request goes to", members_of<serving::Router>},
-  };
-  return kFamilies;
-}
-
 Scenario resolve(json raw, const std::string& source_dir) {
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
   if (const auto at = find_null(raw); !at.empty())
@@ -266,15 +229,9 @@ Scenario resolve(json raw, const std::string& source_dir) {
   s.source_dir = source_dir;
   check_cross_fields(s);
   s.resolved = raw;
-  if (s.kind == "serving") {
-    serving::make_scheduler(s);
-    serving::make_router(s);
-    serving::make_requests(s, s.serving.rate_scale);  // a trace is read and checked
-  } else {
-    strategy::build_training_strategies(s);  // each strategy's own cross-field rules, and those between them
-    faults::failures_of(s);  // the failures exist on this cluster (a trace is read and checked)
-  }
-  platform::make_topology(s);           // the topology's own cross-field rules
+  for (const auto& fam : families())  // each chosen member's own cross-field rules (a trace is read and checked)
+    if (s.choices.count(fam.path())) fam.check(s);
+  if (s.kind != "serving") strategy::check_combination(s);  // the rules between strategies
   return s;
 }
 

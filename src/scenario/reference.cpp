@@ -28,7 +28,7 @@ ReferenceNode family_node(const Family& fam, const std::string& parent) {
   for (const auto& m : members) names.push_back(m.name);
   const Field field = Field::object(fam.key, {Field::choice("name", names, fam.help).with_default(fam.fallback)},
                                     fam.help)
-                          .with_default(nlohmann::json::object());
+                          .with_default(EmptyObject{});
   ReferenceNode n = node_of(field, parent);
   for (const auto& m : members) {
     ReferenceMember rm{m.name, m.description, {}};

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "llmsim/scenario/reference.hpp"
+#include "llmsim/scenario/field_json.hpp"
 
 namespace llmsim::scenario {
 
@@ -53,7 +54,7 @@ ojson object_body(const std::vector<ReferenceNode>& children, bool strict, ojson
 
 ojson family_schema(const ReferenceNode& n, bool strict) {
   const ReferenceNode& name = n.children.front();
-  const std::string fallback = name.field.default_value->get<std::string>();
+  const std::string fallback = std::get<std::string>(*name.field.default_value);
   ojson by_member = ojson::array();
   for (const auto& m : n.members) {
     ojson when = {{"properties", {{"name", {{"const", m.name}}}}}};
@@ -101,7 +102,7 @@ ojson schema_of(const ReferenceNode& n, bool strict) {
     s["anyOf"] = {value_schema(n.field), {{"const", "auto"}}};
   else
     s.update(value_schema(n.field));
-  if (n.field.default_value) s["default"] = *n.field.default_value;
+  if (n.field.default_value) s["default"] = to_json(*n.field.default_value);
   return s;
 }
 
@@ -119,7 +120,7 @@ ojson kind_rules(const ReferenceNode& root) {
         if (allowed && !c.field.default_value) required.push_back(c.field.key);
       }
       ojson when = {{"properties", {{"kind", {{"const", kind}}}}}};
-      if (ojson(kind) != ojson(*kind_field.field.default_value)) when["required"] = {"kind"};
+      if (ojson(kind) != ojson(to_json(*kind_field.field.default_value))) when["required"] = {"kind"};
       ojson then = ojson::object();
       if (!excluded.empty()) then["properties"] = excluded;
       if (!required.empty()) then["required"] = required;

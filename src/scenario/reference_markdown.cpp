@@ -95,9 +95,9 @@ std::string allowed_text(const ReferenceNode& n, const std::string& member) {
 }
 
 std::string default_text(const ReferenceNode& n) {
-  if (n.is_family()) return "`" + n.children.front().field.default_value->dump() + "`";
+  if (n.is_family()) return "`" + dump_default(n.children.front().field) + "`";
   if (!n.field.default_value) return "required";
-  return "`" + n.field.default_value->dump() + "`";
+  return "`" + dump_default(n.field) + "`";
 }
 
 void table(std::ostream& out, const std::vector<ReferenceNode>& rows, const std::string& member = "") {

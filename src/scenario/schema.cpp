@@ -1,8 +1,11 @@
 #include "llmsim/scenario/schema.hpp"
 
+#include "llmsim/scenario/field_json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 #include "llmsim/util/error.hpp"
 
@@ -152,10 +155,41 @@ Field Field::object(std::string key, FieldList children, std::string help) {
   f.children = std::move(children);
   return f;
 }
-Field& Field::with_default(json v) {
+Field& Field::with_default(int v) { return with_default(static_cast<long long>(v)); }
+Field& Field::with_default(long long v) {
+  default_value = v;
+  return *this;
+}
+Field& Field::with_default(double v) {
+  default_value = v;
+  return *this;
+}
+Field& Field::with_default(bool v) {
+  default_value = v;
+  return *this;
+}
+Field& Field::with_default(const char* v) { return with_default(std::string(v)); }
+Field& Field::with_default(std::string v) {
   default_value = std::move(v);
   return *this;
 }
+Field& Field::with_default(EmptyObject v) {
+  default_value = v;
+  return *this;
+}
+
+json to_json(const DefaultValue& v) {
+  return std::visit(
+      [](const auto& x) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, EmptyObject>)
+          return json::object();
+        else
+          return json(x);
+      },
+      v);
+}
+
+std::string dump_default(const Field& f) { return f.default_value ? to_json(*f.default_value).dump() : ""; }
 Field& Field::at_least(double v) {
   min = v;
   min_exclusive = false;
@@ -227,7 +261,7 @@ void apply_schema(json& obj, const std::string& path, const FieldList& fields) {
     const std::string sub = path + "/" + f.key;
     if (!obj.contains(f.key)) {
       if (!f.default_value) throw ScenarioError(sub, "missing required field (" + describe_allowed(f) + ")");
-      obj[f.key] = *f.default_value;
+      obj[f.key] = to_json(*f.default_value);
       if (f.type != FieldType::Object) continue;
     }
     check_value(f, obj[f.key], sub);

@@ -34,7 +34,7 @@ FieldList calibration_fields() {
 
 FieldList top_level_fields() {
   auto section = [](const std::string& key, const std::string& help) {
-    return Field::object(key, {}, help).with_default(nlohmann::json::object());
+    return Field::object(key, {}, help).with_default(EmptyObject{});
   };
   return {
       Field::string("name", "scenario name; default output directory is results/<name>/"),
@@ -136,7 +136,7 @@ FieldList model_fields() {
       Field::choice("position", {"learned", "rope"}, "position encoding").with_default("learned"),
       Field::boolean("tied_embeddings", "input embedding shared with the output layer").with_default(true),
       Field::number("params_B", "billions", "published parameter count (informative)").at_least(0).with_default(0),
-      Field::object("moe", moe_fields(), "Mixture-of-Experts FFN layers (absent: dense)").with_default(nlohmann::json::object()),
+      Field::object("moe", moe_fields(), "Mixture-of-Experts FFN layers (absent: dense)").with_default(EmptyObject{}),
   };
 }
 
@@ -251,7 +251,7 @@ FieldList serving_fields() {
                                               "activations (vLLM's num_gpu_blocks_override)")
                          .at_least(1).or_auto().with_default("auto")},
                     "paged KV cache (Kwon et al., vLLM, SOSP 2023)")
-          .with_default(nlohmann::json::object()),
+          .with_default(EmptyObject{}),
       Field::integer("prefill_replicas",
                      "disaggregation (Splitwise, DistServe): the first N of the dp replicas only prefill and send "
                      "the KV cache over the network to the others, which only decode; 0 = every replica does both")
@@ -261,7 +261,7 @@ FieldList serving_fields() {
                      Field::number("tpot_ms", "ms", "time-per-output-token objective (mean over a request's decode)")
                          .above(0).with_default(100.0)},
                     "service-level objectives for goodput and SLO attainment")
-          .with_default(nlohmann::json::object()),
+          .with_default(EmptyObject{}),
       Field::number("sample_s", "s", "bucket of kv_usage.csv (KV blocks, running and waiting per replica)")
           .above(0).with_default(1.0),
       Field::integer("trace_max_steps", "batches per replica written to trace.json").at_least(0).with_default(20000),
@@ -275,7 +275,7 @@ FieldList serving_fields() {
                      Field::number("tolerance", "fraction", "stop when the interval is this narrow (relative)")
                          .above(0).below(1).with_default(0.02)},
                     "capacity search (DistServe's simulator)")
-          .with_default(nlohmann::json::object()),
+          .with_default(EmptyObject{}),
   };
 }
 

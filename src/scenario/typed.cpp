@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "llmsim/scenario/field_json.hpp"
+#include "llmsim/scenario/sections.hpp"
 #include "llmsim/util/error.hpp"
 
 namespace llmsim::scenario {
@@ -17,13 +19,60 @@ void derive(json& section, const char* key, const json& value) {
 
 std::string str(long long v) { return std::to_string(v); }
 
-/// {"name": n, <params>} -> the name and the parameters.
-StrategyChoice choice_of(json v) {
+/// {"name": n, <params>} of family `fam` -> the name and the typed parameters of that member.
+StrategyChoice choice_of(const json& v, const Family& fam) {
   StrategyChoice c;
-  c.name = v["name"];
-  v.erase("name");
-  c.params = v;
+  c.name = v.at("name");
+  for (const auto& m : fam.members())
+    if (m.name == c.name) c.params = to_params(v, m.params, fam.path() + " = " + c.name);
   return c;
+}
+
+/// Every family this kind of scenario has, into s.choices; the named members are copies of them.
+void read_choices(const json& raw, Scenario& s) {
+  for (const auto& fam : families()) {
+    if (!section_allowed(fam.section.empty() ? fam.key : fam.section, s.kind)) continue;
+    const json& parent = fam.section.empty() ? raw : raw.at(fam.section);
+    s.choices[fam.path()] = choice_of(parent.at(fam.key), fam);
+  }
+  const auto copy = [&](const char* path, StrategyChoice& to) {
+    if (s.choices.count(path)) to = s.choices.at(path);
+  };
+  copy("cluster.topology", s.cluster.topology);
+  copy("strategies.pipeline_schedule", s.strategies.pipeline_schedule);
+  copy("strategies.expert_placement", s.strategies.expert_placement);
+  copy("strategies.moe_pipeline", s.strategies.moe_pipeline);
+  copy("strategies.fault_tolerance", s.strategies.fault_tolerance);
+  copy("routing", s.routing);
+  copy("faults.process", s.faults.process);
+  copy("serving.workload", s.serving.workload);
+  copy("serving.scheduler", s.serving.scheduler);
+  copy("serving.router", s.serving.router);
+}
+
+void read_hardware(const json& hw, Hardware& h) {
+  h.name = hw["name"];
+  for (const auto& [k, v] : hw["peak_TFLOPS"].items()) h.peak_flops[k] = v.get<double>() * 1e12;
+  h.memory_bytes = hw["memory_GiB"].get<double>() * 1073741824.0;
+  h.memory_bandwidth = hw["memory_bandwidth_GBps"].get<double>() * 1e9;
+  h.nvlink_bandwidth = hw["nvlink_bandwidth_GBps"].get<double>() * 1e9;
+  h.nvlink_latency = hw["nvlink_latency_us"].get<double>() * 1e-6;
+  h.gpus_per_node = hw["gpus_per_node"];
+  h.nics_per_node = hw["nics_per_node"];
+  h.nic_bandwidth = hw["nic_Gbps"].get<double>() * 1e9 / 8;
+  h.nvswitch_reduction = hw["nvswitch_reduction"];
+  h.host_link_bandwidth = hw["host_link_GBps"].get<double>() * 1e9;
+  const json& cal = hw["calibration"];
+  h.calibration.matmul_efficiency = cal["matmul_efficiency"];
+  h.calibration.matmul_half_dim = cal["matmul_half_dim"];
+  h.calibration.memory_efficiency = cal["memory_efficiency"];
+  h.calibration.nvlink_efficiency = cal["nvlink_efficiency"];
+  h.calibration.network_efficiency = cal["network_efficiency"];
+  h.calibration.kernel_overhead = cal["kernel_overhead_us"].get<double>() * 1e-6;
+  h.calibration.in_switch_efficiency = cal["in_switch_efficiency"];
+  h.calibration.serving_step_overhead = cal["serving_step_overhead_us"].get<double>() * 1e-6;
+  h.calibration.serving_sequence_overhead = cal["serving_sequence_overhead_us"].get<double>() * 1e-6;
+  h.calibration.serving_collective_hop = cal["serving_collective_hop_us"].get<double>() * 1e-6;
 }
 
 /// A non-negative integer spelled with digits only, or -1.
@@ -118,9 +167,6 @@ void read_training(const json& t, Training& tr) {
 
 void read_serving(const json& v, Serving& sv) {
   sv.precision = v["precision"];
-  sv.workload = choice_of(v["workload"]);
-  sv.scheduler = choice_of(v["scheduler"]);
-  sv.router = choice_of(v["router"]);
   sv.rate_scale = v["rate_scale"];
   sv.max_requests = v["max_requests"];
   sv.duration = v["duration_s"];
@@ -148,34 +194,10 @@ Scenario to_typed(const json& raw) {
   s.kind = raw["kind"];
   s.seed = raw["seed"];
 
-  const json& hw = raw["hardware"];
-  Hardware& h = s.hardware;
-  h.name = hw["name"];
-  for (const auto& [k, v] : hw["peak_TFLOPS"].items()) h.peak_flops[k] = v.get<double>() * 1e12;
-  h.memory_bytes = hw["memory_GiB"].get<double>() * 1073741824.0;
-  h.memory_bandwidth = hw["memory_bandwidth_GBps"].get<double>() * 1e9;
-  h.nvlink_bandwidth = hw["nvlink_bandwidth_GBps"].get<double>() * 1e9;
-  h.nvlink_latency = hw["nvlink_latency_us"].get<double>() * 1e-6;
-  h.gpus_per_node = hw["gpus_per_node"];
-  h.nics_per_node = hw["nics_per_node"];
-  h.nic_bandwidth = hw["nic_Gbps"].get<double>() * 1e9 / 8;
-  h.nvswitch_reduction = hw["nvswitch_reduction"];
-  h.host_link_bandwidth = hw["host_link_GBps"].get<double>() * 1e9;
-  const json& cal = hw["calibration"];
-  h.calibration.matmul_efficiency = cal["matmul_efficiency"];
-  h.calibration.matmul_half_dim = cal["matmul_half_dim"];
-  h.calibration.memory_efficiency = cal["memory_efficiency"];
-  h.calibration.nvlink_efficiency = cal["nvlink_efficiency"];
-  h.calibration.network_efficiency = cal["network_efficiency"];
-  h.calibration.kernel_overhead = cal["kernel_overhead_us"].get<double>() * 1e-6;
-  h.calibration.in_switch_efficiency = cal["in_switch_efficiency"];
-  h.calibration.serving_step_overhead = cal["serving_step_overhead_us"].get<double>() * 1e-6;
-  h.calibration.serving_sequence_overhead = cal["serving_sequence_overhead_us"].get<double>() * 1e-6;
-  h.calibration.serving_collective_hop = cal["serving_collective_hop_us"].get<double>() * 1e-6;
+  read_hardware(raw["hardware"], s.hardware);
 
   const json& cl = raw["cluster"];
   Cluster& c = s.cluster;
-  c.topology = choice_of(cl["topology"]);
   c.intra_node = cl["intra_node"];
   c.nodes = cl["nodes"];
   c.gpus_per_node = cl["gpus_per_node"];
@@ -211,12 +233,6 @@ Scenario to_typed(const json& raw) {
     read_serving(raw["serving"], s.serving);
   } else {
     read_training(raw["training"], s.training);
-    s.strategies.pipeline_schedule = choice_of(raw["strategies"]["pipeline_schedule"]);
-    s.strategies.expert_placement = choice_of(raw["strategies"]["expert_placement"]);
-    s.strategies.moe_pipeline = choice_of(raw["strategies"]["moe_pipeline"]);
-    s.routing = choice_of(raw["routing"]);
-    s.strategies.fault_tolerance = choice_of(raw["strategies"]["fault_tolerance"]);
-    s.faults.process = choice_of(raw["faults"]["process"]);
     s.faults.horizon = raw["faults"]["horizon_h"].get<double>() * 3600;
     s.faults.sample = raw["faults"]["sample_s"];
     s.faults.spare_nodes = raw["faults"]["spare_nodes"];
@@ -230,6 +246,7 @@ Scenario to_typed(const json& raw) {
   s.output.trace_ranks = trace_ranks(raw["output"]["trace_ranks"].get<std::string>(), s.cluster.total_gpus());
   if (s.kind != "serving") trace_iterations(raw["output"]["trace_iterations"].get<std::string>(), s.training.iterations, s.output);
   s.output.events_csv = raw["output"]["events_csv"];
+  read_choices(raw, s);
   return s;
 }
 

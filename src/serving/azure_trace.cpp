@@ -95,9 +95,9 @@ LLMSIM_REGISTER(WorkloadSource, "azure-trace",
                                                              "request); arrivals shifted earlier by it")
                         .at_least(0)
                         .with_default(0.0)}),
-                [](const nlohmann::json& p, const scenario::Scenario& s) {
+                [](const scenario::Params& p, const scenario::Scenario& s) {
                   return std::make_unique<Replay>(
-                      read_azure(trace_file(p.at("trace"), s.source_dir), p.at("start_s").get<double>()));
+                      read_azure(trace_file(p.text("trace"), s.source_dir), p.seconds("start_s")));
                 });
 
 }  // namespace

@@ -44,10 +44,17 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
+/// Whether key `f` of `v` differs from its "not set" default.
+bool is_set(const scenario::Params& v, const Field& f) {
+  if (f.type == scenario::FieldType::Integer) return v.integer(f.key) != std::get<long long>(*f.default_value);
+  if (f.type == scenario::FieldType::Number) return v.number(f.key) != std::get<double>(*f.default_value);
+  return v.text(f.key) != std::get<std::string>(*f.default_value);
+}
+
 /// Every key of the chosen distribution is set and no other one is.
-void check_keys(const nlohmann::json& v, const std::string& path, const Distribution& d) {
+void check_keys(const scenario::Params& v, const std::string& path, const Distribution& d) {
   for (const auto& f : parameter_fields()) {
-    const bool set = v.at(f.key) != *f.default_value;
+    const bool set = is_set(v, f);
     const bool used = std::count(d.keys.begin(), d.keys.end(), f.key) > 0;
     if (used && !set)
       throw ScenarioError(path + "/" + f.key, std::string("required by the ") + d.name + " distribution (" + f.help + ")");
@@ -81,29 +88,29 @@ void read_cdf(const std::string& file, const std::string& path, std::vector<doub
 
 }  // namespace
 
-LengthDistribution::LengthDistribution(const nlohmann::json& v, const std::string& path, const std::string& base_dir) {
-  const std::string name = v.at("distribution");
+LengthDistribution::LengthDistribution(const scenario::Params& v, const std::string& path, const std::string& base_dir) {
+  const std::string name = v.text("distribution");
   const auto& all = distributions();
   const auto d = std::find_if(all.begin(), all.end(), [&](const Distribution& x) { return name == x.name; });
   if (d == all.end()) throw ScenarioError(path + "/distribution", "unknown distribution \"" + name + "\"");
   check_keys(v, path, *d);
   kind_ = Kind(d - all.begin());
-  if (kind_ == Kind::Fixed) min_ = max_ = v.at("tokens");
+  if (kind_ == Kind::Fixed) min_ = max_ = v.integer("tokens");
   if (kind_ == Kind::Uniform || kind_ == Kind::Zipf) {
-    min_ = v.at("min");
-    max_ = v.at("max");
+    min_ = v.integer("min");
+    max_ = v.integer("max");
     if (max_ < min_)
       throw ScenarioError(path + "/max", "max " + std::to_string(max_) + " is below min " + std::to_string(min_));
   }
   if (kind_ == Kind::Zipf) {
     if (double(max_) - min_ + 1 > kMaxZipfValues)
       throw ScenarioError(path + "/max", "the zipf range min..max has more than 10,000,000 values");
-    const double theta = v.at("theta");
+    const double theta = v.number("theta");
     double sum = 0;
     for (int rank = 1; rank <= max_ - min_ + 1; ++rank) cumulative_.push_back(sum += std::pow(rank, -theta));
   }
   if (kind_ == Kind::Cdf)
-    read_cdf(resolve_path(v.at("file"), base_dir), path + "/file", tokens_, cumulative_);
+    read_cdf(resolve_path(v.text("file"), base_dir), path + "/file", tokens_, cumulative_);
 }
 
 int LengthDistribution::draw(std::mt19937_64& rng) const {

@@ -81,9 +81,9 @@ LLMSIM_REGISTER(WorkloadSource, "mooncake",
                     scenario::Field::integer("block_tokens", "prompt tokens per hash_ids entry (Mooncake: 512)")
                         .at_least(1)
                         .with_default(512)}),
-                [](const nlohmann::json& p, const scenario::Scenario& s) {
+                [](const scenario::Params& p, const scenario::Scenario& s) {
                   return std::make_unique<Replay>(
-                      read_mooncake(resolve_path(p.at("file"), s.source_dir), p.at("block_tokens").get<int>()));
+                      read_mooncake(resolve_path(p.text("file"), s.source_dir), p.integer("block_tokens")));
                 });
 
 }  // namespace

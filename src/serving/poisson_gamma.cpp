@@ -15,10 +15,10 @@ constexpr size_t kMaxGenerated = 10000000;
 /// then its output length. Generates until the limits drop a request, so it needs max_requests or duration_s.
 class Renewal : public LimitedSource {
  public:
-  Renewal(const nlohmann::json& p, const scenario::Scenario& s)
-      : rate_(p.at("rate_rps")),
-        prompt_(p.at("prompt"), "/serving/workload/prompt", s.source_dir),
-        output_(p.at("output"), "/serving/workload/output", s.source_dir) {}
+  Renewal(const scenario::Params& p, const scenario::Scenario& s)
+      : rate_(p.per_second("rate_rps")),
+        prompt_(p.object("prompt"), "/serving/workload/prompt", s.source_dir),
+        output_(p.object("output"), "/serving/workload/output", s.source_dir) {}
 
  protected:
   std::vector<Request> unlimited(std::mt19937_64& rng, const WorkloadLimits& limits) const override {
@@ -50,8 +50,8 @@ class Renewal : public LimitedSource {
 /// Gamma gaps of coefficient of variation cv: shape k = 1 / cv^2, scale 1 / (rate k), so the mean is 1 / rate.
 class GammaRenewal final : public Renewal {
  public:
-  GammaRenewal(const nlohmann::json& p, const scenario::Scenario& s)
-      : Renewal(p, s), shape_(std::pow(p.at("cv").get<double>(), -2)) {}
+  GammaRenewal(const scenario::Params& p, const scenario::Scenario& s)
+      : Renewal(p, s), shape_(std::pow(p.number("cv"), -2)) {}
 
  private:
   double gap(std::mt19937_64& rng) const override {
@@ -69,14 +69,14 @@ const scenario::Field kOutput =
 LLMSIM_REGISTER(WorkloadSource, "poisson",
                 "Poisson arrivals at rate_rps (exponential gaps), prompt and output lengths from distributions",
                 (scenario::FieldList{kRate, kPrompt, kOutput}),
-                [](const nlohmann::json& p, const scenario::Scenario& s) { return std::make_unique<Renewal>(p, s); });
+                [](const scenario::Params& p, const scenario::Scenario& s) { return std::make_unique<Renewal>(p, s); });
 LLMSIM_REGISTER(WorkloadSource, "gamma",
                 "arrivals at rate_rps with Gamma gaps of coefficient of variation cv (1 = Poisson, > 1 bursty)",
                 (scenario::FieldList{kRate,
                                      scenario::Field::number("cv", "", "coefficient of variation of the gaps")
                                          .above(0).at_most(100),
                                      kPrompt, kOutput}),
-                [](const nlohmann::json& p, const scenario::Scenario& s) { return std::make_unique<GammaRenewal>(p, s); });
+                [](const scenario::Params& p, const scenario::Scenario& s) { return std::make_unique<GammaRenewal>(p, s); });
 
 }  // namespace
 }  // namespace llmsim::serving

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "llmsim/serving/router.hpp"
+#include "llmsim/strategy/family.hpp"
 
 namespace llmsim::serving {
 namespace {
@@ -47,7 +48,7 @@ class KvAware final : public Router {
 
 template <class R>
 strategy::Registry<Router>::Factory plain() {
-  return [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<R>(); };
+  return [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<R>(); };
 }
 
 LLMSIM_REGISTER(Router, "round-robin", "replicas in turn", {}, plain<RoundRobin>());
@@ -62,5 +63,8 @@ LLMSIM_REGISTER(Router, "kv-aware", "most free KV blocks after its waiting promp
 std::unique_ptr<Router> make_router(const scenario::Scenario& s) {
   return RouterRegistry::instance().make(s.serving.router, s, "/serving/router", "router");
 }
+
+LLMSIM_FAMILY(Router, "serving", "router", "round-robin", "which replica a request goes to", 100,
+              {"serving", "serving.router", 3}, [](const scenario::Scenario& s) { make_router(s); });
 
 }  // namespace llmsim::serving

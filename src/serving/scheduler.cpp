@@ -1,4 +1,5 @@
 #include "llmsim/serving/scheduler.hpp"
+#include "llmsim/strategy/family.hpp"
 
 namespace llmsim::serving {
 
@@ -10,5 +11,8 @@ KvGeometry replica_kv(const scenario::Scenario& s) {
   const auto probe = make_scheduler(s);
   return kv_geometry(s, probe->max_batched_tokens(), probe->max_batch_size());
 }
+
+LLMSIM_FAMILY(Scheduler, "serving", "scheduler", "vllm", "batch scheduler of each replica", 90,
+              {"serving", "serving.scheduler", 2}, [](const scenario::Scenario& s) { make_scheduler(s); });
 
 }  // namespace llmsim::serving

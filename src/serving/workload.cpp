@@ -1,4 +1,5 @@
 #include "llmsim/serving/workload.hpp"
+#include "llmsim/strategy/family.hpp"
 
 #include <sstream>
 
@@ -35,5 +36,10 @@ std::vector<Request> make_requests(const scenario::Scenario& s, double rate_scal
   std::mt19937_64 rng(s.seed * 0x9E3779B97F4A7C15ULL + 0x5E7E);
   return source->requests(rng, {rate_scale, s.serving.duration, s.serving.max_requests});
 }
+
+// A trace is read and checked.
+LLMSIM_FAMILY(WorkloadSource, "serving", "workload", "poisson", "request source", 80,
+              {"serving", "serving.workload", 1},
+              [](const scenario::Scenario& s) { make_requests(s, s.serving.rate_scale); });
 
 }  // namespace llmsim::serving

@@ -17,7 +17,7 @@ class GPipe final : public PipelineSchedule {
 };
 
 LLMSIM_REGISTER(PipelineSchedule, "gpipe", "all forwards, then all backwards (Huang et al. 2019)", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<GPipe>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<GPipe>(); });
 
 }  // namespace
 }  // namespace llmsim::strategy

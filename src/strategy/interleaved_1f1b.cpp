@@ -45,8 +45,8 @@ const scenario::FieldList kParams = {
 
 LLMSIM_REGISTER(PipelineSchedule, "interleaved-1f1b",
                 "interleaved 1F1B with virtual stages (Narayanan et al. SC'21 Sec. 2.2.2)", kParams,
-                [](const nlohmann::json& params, const scenario::Scenario& s) -> std::unique_ptr<PipelineSchedule> {
-                  const int v = params.at("virtual_stages").get<int>();
+                [](const scenario::Params& params, const scenario::Scenario& s) -> std::unique_ptr<PipelineSchedule> {
+                  const int v = params.integer("virtual_stages");
                   const int m = s.training.micro_batches_per_pipeline(s.parallelism.dp);
                   if (s.parallelism.pp > 1 && m % s.parallelism.pp != 0)
                     throw ScenarioError("/training/global_batch",

@@ -1,4 +1,5 @@
 #include "llmsim/strategy/moe_pipeline.hpp"
+#include "llmsim/strategy/family.hpp"
 
 #include "llmsim/util/error.hpp"
 
@@ -37,13 +38,13 @@ void check_training_pipeline(const scenario::Scenario& s, const std::string& nam
 }
 
 LLMSIM_REGISTER(MoePipeline, "vanilla-ep", "dispatch, experts, combine one after another", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Fixed>(MoeLayout{}); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<Fixed>(MoeLayout{}); });
 
 LLMSIM_REGISTER(MoePipeline, "tutel",
                 "R chunks: expert compute of one chunk overlaps the all-to-alls of the others (Tutel)", {kChunks},
-                [](const nlohmann::json& p, const scenario::Scenario& s) {
+                [](const scenario::Params& p, const scenario::Scenario& s) {
                   MoeLayout layout;
-                  layout.chunks = p.at("chunks").get<int>();
+                  layout.chunks = p.integer("chunks");
                   check_training_pipeline(s, "tutel", layout.chunks);
                   return std::make_unique<Fixed>(layout);
                 });
@@ -51,9 +52,9 @@ LLMSIM_REGISTER(MoePipeline, "tutel",
 LLMSIM_REGISTER(MoePipeline, "schemoe",
                 "tutel's R chunks with ScheMoE's Pipe-A2A: intra- and inter-node parts of each all-to-all on two "
                 "streams",
-                {kChunks}, [](const nlohmann::json& p, const scenario::Scenario& s) {
+                {kChunks}, [](const scenario::Params& p, const scenario::Scenario& s) {
                   MoeLayout layout;
-                  layout.chunks = p.at("chunks").get<int>();
+                  layout.chunks = p.integer("chunks");
                   layout.split_all_to_all = true;
                   check_training_pipeline(s, "schemoe", layout.chunks);
                   return std::make_unique<Fixed>(layout);
@@ -70,25 +71,25 @@ LLMSIM_REGISTER(MoePipeline, "flowmoe",
                                                   .at_most(kMaxGradientChunkBytes)
                                                   .or_auto()
                                                   .with_default("auto")}),
-                [](const nlohmann::json& p, const scenario::Scenario& s) {
+                [](const scenario::Params& p, const scenario::Scenario& s) {
                   MoeLayout layout;
-                  layout.chunks = p.at("chunks").get<int>();
+                  layout.chunks = p.integer("chunks");
                   layout.attention_in_pipeline = true;
                   check_training_pipeline(s, "flowmoe", layout.chunks);
                   if (s.parallelism.tp > 1)
                     throw ScenarioError("/parallelism/tp",
                                         "flowmoe pipelines attention chunks of a data- and expert-parallel layer "
                                         "(FlowMoE's setting); it needs tp 1");
-                  const bool search = p.at("allreduce_chunk_bytes").is_string();
+                  const bool search = p.is_auto("allreduce_chunk_bytes");
                   // Before the search has chosen S_p: the start of FlowMoE's search (4 MiB).
-                  layout.gradient_chunk_bytes = search ? 4.0 * 1024 * 1024 : p.at("allreduce_chunk_bytes").get<double>();
+                  layout.gradient_chunk_bytes = search ? 4.0 * 1024 * 1024 : p.bytes("allreduce_chunk_bytes");
                   return std::make_unique<Fixed>(layout, false, search);
                 });
 
 LLMSIM_REGISTER(MoePipeline, "streaming",
                 "Mozart streaming on a moe-chiplet system: pipelined micro-batches, hottest-first prefetched expert "
                 "weights",
-                {}, [](const nlohmann::json&, const scenario::Scenario& s) {
+                {}, [](const scenario::Params&, const scenario::Scenario& s) {
                   if (s.kind != "moe-chiplet")
                     throw ScenarioError("/strategies/moe_pipeline/name",
                                         "streaming models Mozart's chiplet system: it needs kind \"moe-chiplet\"");
@@ -100,5 +101,8 @@ LLMSIM_REGISTER(MoePipeline, "streaming",
 std::unique_ptr<MoePipeline> make_moe_pipeline(const scenario::Scenario& s) {
   return MoePipelineRegistry::instance().make(s.strategies.moe_pipeline, s, "/strategies/moe_pipeline", "MoE pipeline");
 }
+
+LLMSIM_FAMILY(MoePipeline, "strategies", "moe_pipeline", "vanilla-ep", "MoE dispatch/expert/combine overlap", 50,
+              {"strategies", "moe_pipeline", 3}, [](const scenario::Scenario& s) { make_moe_pipeline(s); });
 
 }  // namespace llmsim::strategy

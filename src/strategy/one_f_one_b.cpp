@@ -27,7 +27,7 @@ class OneFOneB final : public PipelineSchedule {
 };
 
 LLMSIM_REGISTER(PipelineSchedule, "1f1b", "one-forward-one-backward, PipeDream-Flush (Narayanan et al. SC'21 Sec. 2.2.1)", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<OneFOneB>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<OneFOneB>(); });
 
 }  // namespace
 }  // namespace llmsim::strategy

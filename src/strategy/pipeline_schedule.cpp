@@ -1,4 +1,5 @@
 #include "llmsim/strategy/pipeline_schedule.hpp"
+#include "llmsim/strategy/family.hpp"
 
 #include <algorithm>
 
@@ -52,5 +53,8 @@ std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedul
   for (int c = 0; c < v; ++c) out[schedule.model_chunk(pp, pp - 1, c)] = last / v;
   return out;
 }
+
+LLMSIM_FAMILY(PipelineSchedule, "strategies", "pipeline_schedule", "1f1b", "pipeline schedule", 20,
+              {"strategies", "pipeline_schedule", 1}, [](const scenario::Scenario& s) { make_pipeline_schedule(s); });
 
 }  // namespace llmsim::strategy

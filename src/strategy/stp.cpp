@@ -85,8 +85,8 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(PipelineSchedule, "stp",
                 "braided TP/PP schedule STP: V placement, forward and backward units braided to hide tp all-reduces "
                 "(Qi et al. 2025); m >= 3p-1", kParams,
-                [](const nlohmann::json& params, const scenario::Scenario&) {
-                  return std::make_unique<Stp>(params.at("offload").get<bool>());
+                [](const scenario::Params& params, const scenario::Scenario&) {
+                  return std::make_unique<Stp>(params.flag("offload"));
                 });
 
 }  // namespace

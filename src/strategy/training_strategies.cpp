@@ -21,6 +21,10 @@ void check_moe_pipeline_fits(const scenario::Scenario& s, const MoeLayout& layou
 
 }  // namespace
 
+void check_combination(const scenario::Scenario& s) {
+  check_moe_pipeline_fits(s, make_moe_pipeline(s)->layout(), *make_pipeline_schedule(s));
+}
+
 TrainingStrategies build_training_strategies(const scenario::Scenario& s) {
   TrainingStrategies out;
   out.schedule = make_pipeline_schedule(s);

@@ -36,7 +36,7 @@ class ZbH1 final : public PipelineSchedule {
 };
 
 LLMSIM_REGISTER(PipelineSchedule, "zb-h1", "zero-bubble ZB-H1: 1F1B with B/W split, W deferred in the cool-down (Qi et al. 2024)",
-                {}, [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<ZbH1>(); });
+                {}, [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<ZbH1>(); });
 
 }  // namespace
 }  // namespace llmsim::strategy

@@ -40,7 +40,7 @@ class ZbV final : public VShapedSchedule {
 
 LLMSIM_REGISTER(PipelineSchedule, "zb-v",
                 "zero-bubble ZB-V: two chunks per stage in a V, B/W split (Qi et al. 2024 Sec. 6); m >= 2p-1", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<ZbV>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<ZbV>(); });
 
 }  // namespace
 }  // namespace llmsim::strategy

@@ -141,7 +141,7 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
   const auto& tr = s.training;
   plan.moe = plan_moe(s, *strategies.routing, *strategies.expert_placement);
   const int D = s.parallelism.ep, M = tr.global_batch / tr.micro_batch, L = s.model.layers;
-  const int per_group = s.cluster.topology.params.at("chiplets_per_group").get<int>();
+  const int per_group = s.cluster.topology.params.integer("chiplets_per_group");
   const bool streaming = strategies.moe_pipeline->streaming();
   plan.micro_batches = M;
   plan.tokens = double(tr.global_batch) * tr.seq_len;

@@ -13,7 +13,7 @@ using namespace llmsim;
 TEST(ChunkSearch, GoldenSectionFindsTheMinimumOfAUnimodalIterationTime) {
   const auto s = test::shipped("scenarios/moe/flowmoe/gpt2-tiny-moe.json");
   const auto search = run::search_gradient_chunk(s, [](const scenario::Scenario& c) {
-    const double bytes = c.strategies.moe_pipeline.params.at("allreduce_chunk_bytes").get<double>();
+    const double bytes = c.strategies.moe_pipeline.params.bytes("allreduce_chunk_bytes");
     return 1.0 + std::pow(std::log2(bytes) - 20.0, 2);  // minimum at 1 MiB
   });
   ASSERT_EQ(search.evaluations.size(), 9u);

@@ -17,7 +17,7 @@
 namespace llmsim::report {
 
 nlohmann::json fault_summary(const scenario::Scenario& s, const strategy::JobCosts& c,
-                             const faults::TimelineResult& r, const nlohmann::json& module, double checkpoint_interval,
+                             const faults::TimelineResult& r, const strategy::ModuleNumbers& module, double checkpoint_interval,
                              double wall_seconds);
 std::string fault_summary_table(const nlohmann::json& summary);
 std::string throughput_csv(const faults::TimelineResult& r, const strategy::JobCosts& c, double horizon, double sample);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "llmsim/scenario/params.hpp"
+
 namespace llmsim::scenario {
 
 /// Efficiency parameters of the compute model, calibrated once per hardware preset
@@ -40,10 +42,10 @@ struct Hardware {
   Calibration calibration;
 };
 
-/// A strategy (or topology) chosen by name with its parameters (already validated against its field table).
+/// A strategy (or topology) chosen by name with its parameters (validated against its field table, in SI units).
 struct StrategyChoice {
   std::string name;
-  nlohmann::json params;
+  Params params;
 };
 
 /// `nodes` nodes of `gpus_per_node` GPUs, joined by the network of `topology` (platform/topology.hpp).
@@ -120,7 +122,7 @@ struct Strategies {
 
 /// Failures over a training horizon (faults/failure_process.hpp); process "none" = a plain run.
 struct Faults {
-  StrategyChoice process{"none", nlohmann::json::object()};  ///< "none" for kinds without failures (serving)
+  StrategyChoice process{"none", {}};  ///< "none" for kinds without failures (serving)
   double horizon = 0;  ///< simulated training time [s]
   double sample = 0;   ///< throughput CSV bucket [s]
   int spare_nodes = 0; ///< nodes standing by to replace failed ones
@@ -188,6 +190,12 @@ struct Scenario {
   Network network;
   Output output;
   unsigned long long seed = 0;
+  /// Every family's choice of this kind of scenario, by the family's dotted path ("strategies.pipeline_schedule",
+  /// "cluster.topology"; scenario/families.hpp). The named members above (cluster.topology, strategies.*,
+  /// routing, faults.process, serving.*) are copies of these, filled by the loader.
+  std::map<std::string, StrategyChoice> choices;
+  /// The choice of family `path`; std::logic_error if this scenario has no such family (a programming error).
+  const StrategyChoice& choice(const std::string& path) const;
   nlohmann::json resolved;  ///< the scenario JSON with presets expanded and every default filled in
   std::string source_dir;   ///< directory of the scenario file (relative paths inside it resolve against it)
 };

@@ -1,10 +1,12 @@
 #pragma once
 // Self-describing scenario fields: each field declares its type, unit, default, range, allowed values and
 // help text in one place. The same table validates input, fills defaults and feeds `llmsim list` and the
-// scenario reference (the ns-3 attribute idea, see docs/architecture.md).
-#include <nlohmann/json.hpp>
+// scenario reference (the ns-3 attribute idea, see docs/architecture.md). A family's header may declare its
+// FieldList with this header alone: it does not include nlohmann (default values are a variant of their own,
+// turned into JSON inside scenario/, field_json.hpp).
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace llmsim::scenario {
@@ -14,6 +16,13 @@ enum class FieldType { Integer, Number, Boolean, String, Enum, NumberMap, Object
 struct Field;
 using FieldList = std::vector<Field>;
 
+/// The default `{}` of an Object field (its children's defaults fill it).
+struct EmptyObject {
+  bool operator==(const EmptyObject&) const { return true; }
+};
+/// A field's default as written in JSON: an integer, a number, a boolean, a string (or "auto") or `{}`.
+using DefaultValue = std::variant<long long, double, bool, std::string, EmptyObject>;
+
 /// One key of a JSON object. A field without a default is required. `default_value` may be the string
 /// "auto" for numeric fields whose value is derived from other fields (documented in `help`).
 struct Field {
@@ -21,7 +30,7 @@ struct Field {
   FieldType type = FieldType::Number;
   std::string unit;                     ///< unit of the JSON value, also in the key name ("_GBps")
   std::string help;
-  std::optional<nlohmann::json> default_value;  ///< absent = required
+  std::optional<DefaultValue> default_value;  ///< absent = required
   std::optional<double> min, max;       ///< inclusive numeric range
   bool min_exclusive = false, max_exclusive = false;
   std::vector<std::string> allowed;     ///< Enum values, or NumberMap keys
@@ -36,7 +45,13 @@ struct Field {
   static Field number_map(std::string key, std::vector<std::string> keys, std::string unit, std::string help);
   static Field object(std::string key, FieldList children, std::string help);
 
-  Field& with_default(nlohmann::json v);
+  Field& with_default(int v);
+  Field& with_default(long long v);
+  Field& with_default(double v);
+  Field& with_default(bool v);
+  Field& with_default(const char* v);
+  Field& with_default(std::string v);
+  Field& with_default(EmptyObject v);
   Field& at_least(double v);
   Field& above(double v);
   Field& at_most(double v);
@@ -44,9 +59,10 @@ struct Field {
   Field& or_auto();
 };
 
-/// Checks `obj` (at JSON pointer `path`) against `fields`: unknown keys (with a "did you mean"), types,
-/// ranges, allowed values; fills defaults in place. Throws ScenarioError naming the offending path.
-void apply_schema(nlohmann::json& obj, const std::string& path, const FieldList& fields);
+// apply_schema (a JSON object against a FieldList) is in field_json.hpp, with the JSON type.
+
+/// The default of `f` as JSON text ("1", "0.5", "true", "\"auto\"", "{}"); "" for a required field.
+std::string dump_default(const Field& f);
 
 /// Human description of what a field accepts, e.g. "integer >= 1" or "one of: gpipe, 1f1b".
 std::string describe_allowed(const Field& f);

@@ -1,5 +1,6 @@
 #pragma once
 // Field tables of every scenario section (the single source of truth for validation, defaults and docs).
+#include "llmsim/scenario/families.hpp"
 #include "llmsim/scenario/schema.hpp"
 
 namespace llmsim::scenario {
@@ -24,8 +25,8 @@ struct PresetSection {
 };
 const std::vector<PresetSection>& preset_sections();
 
-// The accessors below are defined in loader.cpp (they use the strategy registries); the loader builds its
-// checks from them and `llmsim schema` (scenario/reference.hpp) prints them.
+// The accessors below are defined in loader.cpp; with the families (families.hpp) the loader builds its checks
+// from them and `llmsim schema` (scenario/reference.hpp) prints them.
 
 /// Fixed fields of top-level section `section` (hardware_fields() for "hardware" ...); empty for a leaf
 /// (name, seed, ...) or a section made only of families (strategies, routing).
@@ -34,24 +35,5 @@ FieldList section_fields(const std::string& section);
 /// Whether a scenario of `kind` may have top-level section `section` (no training section when serving, no
 /// serving section otherwise).
 bool section_allowed(const std::string& section, const std::string& kind);
-
-/// A registered member of a family: its name, description and parameter table.
-struct FamilyMember {
-  std::string name;
-  std::string description;
-  FieldList params;
-};
-
-/// A family: field `key` of top-level section `section` ("" = the scenario itself) names a registered member,
-/// as {"name": ..., <that member's parameters>} or as the bare name; absent = `fallback`.
-struct Family {
-  std::string section;
-  std::string key;
-  std::string fallback;
-  std::string help;
-  std::vector<FamilyMember> (*members)();  ///< every registered member, sorted by name
-};
-/// Every family, in validation order: cluster.topology, strategies.*, routing, faults.process, serving.*.
-const std::vector<Family>& families();
 
 }  // namespace llmsim::scenario

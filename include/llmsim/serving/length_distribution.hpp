@@ -18,16 +18,17 @@
 #include <string>
 #include <vector>
 
+#include "llmsim/scenario/params.hpp"
 #include "llmsim/scenario/schema.hpp"
 
 namespace llmsim::serving {
 
 class LengthDistribution {
  public:
-  /// `v`: an object checked against length_distribution_field(); `path` its JSON pointer ("/serving/workload/
+  /// `v`: the typed view of an object checked against length_distribution_field(); `path` its JSON pointer ("/serving/workload/
   /// prompt"); a relative cdf `file` resolves against `base_dir`. Throws ScenarioError (missing or foreign key,
   /// min > max, an unreadable CDF file: "<file>:<line>: ...").
-  LengthDistribution(const nlohmann::json& v, const std::string& path, const std::string& base_dir);
+  LengthDistribution(const scenario::Params& v, const std::string& path, const std::string& base_dir);
 
   /// One length in tokens (>= 1); fixed draws nothing from `rng`, the others one uniform number.
   int draw(std::mt19937_64& rng) const;

@@ -25,7 +25,7 @@
 // The iteration in flight on a failed node is lost (except under bamboo, whose copy finishes it).
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -49,6 +49,9 @@ struct JobCosts {
   double worker_memory = 0;          ///< peak memory of one GPU in the plain job [bytes]
   std::map<int, double> iteration_on_nodes;  ///< simulated failure-free iteration on n nodes (templates())
 };
+
+/// A module's own numbers for summary.json ("module"): name -> value; no value = not applicable (null there).
+using ModuleNumbers = std::map<std::string, std::optional<double>>;
 
 /// The policy's answer to a failure.
 struct FailureReaction {
@@ -74,7 +77,7 @@ class FaultTolerance {
   /// [s] a checkpoint stalls training.
   virtual double checkpoint_write(const JobCosts&) const { return 0; }
   /// Module-specific numbers for summary.json (e.g. MeCeFO's neighbour multipliers).
-  virtual nlohmann::json report(const JobCosts&) const { return nlohmann::json::object(); }
+  virtual ModuleNumbers report(const JobCosts&) const { return {}; }
 };
 
 using FaultToleranceRegistry = Registry<FaultTolerance>;

@@ -20,7 +20,7 @@ template <class Interface>
 class Registry {
  public:
   /// Builds the strategy from validated parameters; may throw ScenarioError for cross-field rules.
-  using Factory = std::function<std::unique_ptr<Interface>(const nlohmann::json& params, const scenario::Scenario&)>;
+  using Factory = std::function<std::unique_ptr<Interface>(const scenario::Params& params, const scenario::Scenario&)>;
   struct Entry {
     std::string name;
     std::string description;

@@ -25,4 +25,7 @@ struct TrainingStrategies {
 /// braided pipeline schedule (ScenarioError at /strategies/moe_pipeline/chunks or /name).
 TrainingStrategies build_training_strategies(const scenario::Scenario& s);
 
+/// The rules between the strategies of `s` alone (resolve checks each member by itself, then these).
+void check_combination(const scenario::Scenario& s);
+
 }  // namespace llmsim::strategy

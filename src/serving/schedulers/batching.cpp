@@ -90,8 +90,8 @@ void admit_prefilled(ReplicaQueues& q) {
   }
 }
 
-BatchLimits batch_limits(const nlohmann::json& params) {
-  return {params.at("max_batched_tokens").get<int>(), params.at("max_batch_size").get<int>()};
+BatchLimits batch_limits(const scenario::Params& params) {
+  return {params.integer("max_batched_tokens"), params.integer("max_batch_size")};
 }
 
 scenario::FieldList batch_limit_fields(int default_tokens, int default_batch) {

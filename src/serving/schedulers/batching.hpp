@@ -1,6 +1,5 @@
 #pragma once
 // Moves the schedulers share (serving/scheduler.hpp): KV block accounting, admission, preemption, swapping.
-#include <nlohmann/json.hpp>
 
 #include "llmsim/serving/scheduler.hpp"
 
@@ -37,7 +36,7 @@ struct BatchLimits {
   int max_batched_tokens = 0;
   int max_batch_size = 0;
 };
-BatchLimits batch_limits(const nlohmann::json& params);
+BatchLimits batch_limits(const scenario::Params& params);
 scenario::FieldList batch_limit_fields(int default_tokens, int default_batch);
 
 }  // namespace llmsim::serving

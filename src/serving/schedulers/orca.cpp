@@ -35,7 +35,7 @@ class Orca final : public Scheduler {
 LLMSIM_REGISTER(Scheduler, "orca",
                 "iteration-level scheduling: whole prefills and decodes in one step, KV of max_seq_len reserved per "
                 "request (Orca)",
-                batch_limit_fields(8192, 64), [](const nlohmann::json& p, const scenario::Scenario& s) {
+                batch_limit_fields(8192, 64), [](const scenario::Params& p, const scenario::Scenario& s) {
                   return std::make_unique<Orca>(batch_limits(p), s.model.max_seq_len);
                 });
 

@@ -48,8 +48,8 @@ LLMSIM_REGISTER(Scheduler, "sarathi",
                      .at_least(1).at_most(1e6).with_default(512),
                  scenario::Field::integer("max_batch_size", "most sequences running at once").at_least(1)
                      .at_most(1e6).with_default(256)},
-                [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<Sarathi>(p.at("chunk_size").get<int>(), p.at("max_batch_size").get<int>());
+                [](const scenario::Params& p, const scenario::Scenario&) {
+                  return std::make_unique<Sarathi>(p.integer("chunk_size"), p.integer("max_batch_size"));
                 });
 
 }  // namespace

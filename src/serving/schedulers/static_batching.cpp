@@ -48,8 +48,8 @@ LLMSIM_REGISTER(Scheduler, "static",
                 "request-level batching: a padded batch runs until its longest output is done (for contrast)",
                 {scenario::Field::integer("max_batch_size", "requests per batch").at_least(1).at_most(1e6)
                      .with_default(16)},
-                [](const nlohmann::json& p, const scenario::Scenario& s) {
-                  return std::make_unique<StaticBatching>(p.at("max_batch_size").get<int>(), s.model.max_seq_len);
+                [](const scenario::Params& p, const scenario::Scenario& s) {
+                  return std::make_unique<StaticBatching>(p.integer("max_batch_size"), s.model.max_seq_len);
                 });
 
 }  // namespace

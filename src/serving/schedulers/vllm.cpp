@@ -39,7 +39,7 @@ class Vllm final : public Scheduler {
 
 LLMSIM_REGISTER(Scheduler, "vllm", "continuous batching, FCFS, whole prefills first, preemption when blocks run out (vLLM)",
                 batch_limit_fields(8192, 256),
-                [](const nlohmann::json& p, const scenario::Scenario&) { return std::make_unique<Vllm>(batch_limits(p)); });
+                [](const scenario::Params& p, const scenario::Scenario&) { return std::make_unique<Vllm>(batch_limits(p)); });
 
 }  // namespace
 }  // namespace llmsim::serving

@@ -1,4 +1,5 @@
 #include "llmsim/strategy/expert_placement.hpp"
+#include "llmsim/strategy/family.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -40,5 +41,9 @@ std::vector<int> greedy_balance(const std::vector<double>& load, int devices, in
   }
   return device;
 }
+
+LLMSIM_FAMILY(ExpertPlacementStrategy, "strategies", "expert_placement", "contiguous",
+              "MoE expert placement over the ep ranks", 30, {"strategies", "expert_placement", 2},
+              [](const scenario::Scenario& s) { make_expert_placement(s); });
 
 }  // namespace llmsim::strategy

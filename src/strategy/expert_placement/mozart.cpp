@@ -179,10 +179,10 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(ExpertPlacementStrategy, "mozart",
                 "co-activation clusters (farthest-point seeds) assigned to devices by an integer program minimising "
                 "the most loaded device (GLPK)",
-                kParams, [](const nlohmann::json& p, const scenario::Scenario& s) {
+                kParams, [](const scenario::Params& p, const scenario::Scenario& s) {
                   int size = 0;
-                  if (!p.at("cluster_size").is_string()) {
-                    size = p.at("cluster_size").get<int>();
+                  if (!p.is_auto("cluster_size")) {
+                    size = p.integer("cluster_size");
                     const int per_device = s.model.moe.experts / std::max(1, s.parallelism.ep);
                     if (per_device % size != 0)
                       throw ScenarioError("/strategies/expert_placement/cluster_size",

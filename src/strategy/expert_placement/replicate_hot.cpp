@@ -61,8 +61,8 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(ExpertPlacementStrategy, "replicate-hot",
                 "extra replicas for the experts with the highest load per replica, all replicas packed greedily "
                 "(EPLB-like)",
-                kParams, [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<ReplicateHot>(p.at("extra_slots").get<int>());
+                kParams, [](const scenario::Params& p, const scenario::Scenario&) {
+                  return std::make_unique<ReplicateHot>(p.integer("extra_slots"));
                 });
 
 }  // namespace

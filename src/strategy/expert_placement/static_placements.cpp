@@ -38,11 +38,11 @@ class LoadBalanced final : public ExpertPlacementStrategy {
 };
 
 LLMSIM_REGISTER(ExpertPlacementStrategy, "round-robin", "expert e on device e mod D", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<RoundRobin>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<RoundRobin>(); });
 LLMSIM_REGISTER(ExpertPlacementStrategy, "contiguous", "experts in equal consecutive blocks per device (Megatron)", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<Contiguous>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<Contiguous>(); });
 LLMSIM_REGISTER(ExpertPlacementStrategy, "load-balanced", "greedy: hottest expert onto the least-loaded device", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<LoadBalanced>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<LoadBalanced>(); });
 
 }  // namespace
 }  // namespace llmsim::strategy

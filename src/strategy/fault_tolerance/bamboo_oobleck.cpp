@@ -23,7 +23,7 @@ class Bamboo final : public FaultTolerance {
   }
   FailureReaction on_failure(const JobCosts&, const std::set<int>&) const override { return {false, false, true, failover_}; }
   double repair_stall(const JobCosts& c, const std::set<int>&) const override { return state_copy(c); }
-  nlohmann::json report(const JobCosts& c) const override {
+  ModuleNumbers report(const JobCosts& c) const override {
     return {{"failure_free_iteration_s", healthy(c)}, {"redundancy_overhead", healthy(c) / c.iteration - 1}};
   }
 
@@ -56,8 +56,8 @@ LLMSIM_REGISTER(FaultTolerance, "bamboo",
                 {scenario::Field::number("failover_s", "s", "detection and switch to the redundant copy")
                      .at_least(0)
                      .with_default(5.0)},
-                [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<Bamboo>(p.at("failover_s").get<double>());
+                [](const scenario::Params& p, const scenario::Scenario&) {
+                  return std::make_unique<Bamboo>(p.seconds("failover_s"));
                 });
 LLMSIM_REGISTER(FaultTolerance, "oobleck",
                 "pipeline templates: re-instantiate on the nodes left (batch re-balanced), grow back on repair",
@@ -65,8 +65,8 @@ LLMSIM_REGISTER(FaultTolerance, "oobleck",
                                          "re-instantiating the pipelines, besides copying a node's states")
                      .at_least(0)
                      .with_default(30.0)},
-                [](const nlohmann::json& p, const scenario::Scenario&) {
-                  return std::make_unique<Oobleck>(p.at("reconfigure_s").get<double>());
+                [](const scenario::Params& p, const scenario::Scenario&) {
+                  return std::make_unique<Oobleck>(p.seconds("reconfigure_s"));
                 });
 
 }  // namespace

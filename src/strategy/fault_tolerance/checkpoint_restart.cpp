@@ -8,8 +8,9 @@ namespace {
 
 class CheckpointRestart final : public FaultTolerance {
  public:
-  CheckpointRestart(double interval_h, double storage_GBps, double restart_s)
-      : interval_(interval_h * 3600), bandwidth_(storage_GBps * 1e9), restart_(restart_s) {}
+  /// `interval` [s] (< 0: Young/Daly), `bandwidth` [bytes/s], `restart` [s].
+  CheckpointRestart(double interval, double bandwidth, double restart)
+      : interval_(interval), bandwidth_(bandwidth), restart_(restart) {}
   /// The job restarts at full size: with a node down it waits for the node's repair or a spare.
   double iteration(const JobCosts& c, const std::set<int>& down) const override { return down.empty() ? c.iteration : -1; }
   FailureReaction on_failure(const JobCosts& c, const std::set<int>&) const override {
@@ -21,7 +22,7 @@ class CheckpointRestart final : public FaultTolerance {
     return std::isfinite(mtbf) ? std::sqrt(2 * checkpoint_write(c) * mtbf) : 0;
   }
   double checkpoint_write(const JobCosts& c) const override { return c.checkpoint_bytes / bandwidth_; }
-  nlohmann::json report(const JobCosts& c) const override {
+  ModuleNumbers report(const JobCosts& c) const override {
     return {{"checkpoint_write_s", checkpoint_write(c)}, {"restart_s", restart_ + c.checkpoint_bytes / bandwidth_}};
   }
 
@@ -45,10 +46,10 @@ LLMSIM_REGISTER(FaultTolerance, "checkpoint-restart",
                                             "detection, rescheduling on a spare node and initialisation")
                         .at_least(0)
                         .with_default(600.0)}),
-                [](const nlohmann::json& p, const scenario::Scenario&) {
-                  const double interval = p.at("interval_h").is_string() ? -1 : p.at("interval_h").get<double>();
-                  return std::make_unique<CheckpointRestart>(interval, p.at("storage_GBps").get<double>(),
-                                                             p.at("restart_s").get<double>());
+                [](const scenario::Params& p, const scenario::Scenario&) {
+                  const double interval = p.is_auto("interval_h") ? -1 : p.seconds("interval_h");
+                  return std::make_unique<CheckpointRestart>(interval, p.bytes_per_second("storage_GBps"),
+                                                             p.seconds("restart_s"));
                 });
 
 }  // namespace

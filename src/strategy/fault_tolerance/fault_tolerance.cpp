@@ -1,4 +1,5 @@
 #include "llmsim/strategy/fault_tolerance.hpp"
+#include "llmsim/strategy/family.hpp"
 
 #include "llmsim/util/error.hpp"
 
@@ -12,7 +13,7 @@ class StopAtFirstFailure final : public FaultTolerance {
 };
 
 LLMSIM_REGISTER(FaultTolerance, "none", "the job stops at the first failure", {},
-                [](const nlohmann::json&, const scenario::Scenario&) { return std::make_unique<StopAtFirstFailure>(); });
+                [](const scenario::Params&, const scenario::Scenario&) { return std::make_unique<StopAtFirstFailure>(); });
 
 }  // namespace
 
@@ -20,5 +21,8 @@ std::unique_ptr<FaultTolerance> make_fault_tolerance(const scenario::Scenario& s
   return FaultToleranceRegistry::instance().make(s.strategies.fault_tolerance, s, "/strategies/fault_tolerance",
                                                  "fault-tolerance module");
 }
+
+LLMSIM_FAMILY(FaultTolerance, "strategies", "fault_tolerance", "none", "what the job does when a node fails", 40,
+              {"strategies", "fault_tolerance", 4}, [](const scenario::Scenario& s) { make_fault_tolerance(s); });
 
 }  // namespace llmsim::strategy

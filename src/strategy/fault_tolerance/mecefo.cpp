@@ -48,13 +48,13 @@ class MeCeFo final : public FaultTolerance {
   double repair_stall(const JobCosts& c, const std::set<int>&) const override {
     return c.node_state_bytes / c.node_bandwidth;
   }
-  nlohmann::json report(const JobCosts& c) const override {
+  ModuleNumbers report(const JobCosts& c) const override {
     const double peak = c.worker_memory + costs_.extra_memory;
     return {{"neighbour_compute_multiplier", costs_.compute_multiplier()},
             {"neighbour_peak_memory_bytes", peak},
             {"neighbour_memory_multiplier", peak / c.worker_memory},
-            {"degraded_iteration_s", c.nodes > 1 && iteration(c, {0}) > 0 ? nlohmann::json(iteration(c, {0}))
-                                                                          : nlohmann::json(nullptr)}};
+            {"degraded_iteration_s", c.nodes > 1 && iteration(c, {0}) > 0 ? std::optional<double>(iteration(c, {0}))
+                                                                          : std::nullopt}};
   }
 
  private:
@@ -74,14 +74,14 @@ LLMSIM_REGISTER(FaultTolerance, "mecefo",
                     scenario::Field::number("switch_s", "s", "detection and hand-over to the neighbour")
                         .at_least(0)
                         .with_default(10.0)}),
-                [](const nlohmann::json& p, const scenario::Scenario& s) {
-                  if (p.at("rank").get<int>() > s.model.hidden)
+                [](const scenario::Params& p, const scenario::Scenario& s) {
+                  if (p.integer("rank") > s.model.hidden)
                     throw ScenarioError("/strategies/fault_tolerance/rank",
                                         "the rank of the FFN gradient approximation is at most the hidden size (" +
                                             std::to_string(s.model.hidden) + ")");
                   return std::make_unique<MeCeFo>(
-                      mecefo_costs(s, p.at("rank").get<int>(), p.at("refresh_steps").get<int>()),
-                      p.at("switch_s").get<double>());
+                      mecefo_costs(s, p.integer("rank"), p.integer("refresh_steps")),
+                      p.seconds("switch_s"));
                 });
 
 }  // namespace
