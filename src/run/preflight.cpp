@@ -55,10 +55,10 @@ void check_training(const scenario::Scenario& s, Preflight& p) {
   if (s.faults.enabled()) check_timeline(s);
 }
 
-void check_serving(const scenario::Scenario& s, Preflight& p) {
+void check_serving(const scenario::Scenario& s, const std::vector<serving::Request>& requests, Preflight& p) {
   const serving::StepModel model(s);
   const auto kv = serving::replica_kv(s);
-  serving::admit(s, serving::make_requests(s, s.serving.rate_scale), kv);  // some request is served
+  serving::admit(s, requests, kv);  // some request is served
   p.peak_memory = kv.weight_bytes + kv.activation_bytes + kv.blocks * kv.block_bytes;
 }
 
@@ -76,13 +76,19 @@ std::string Preflight::describe() const {
 Preflight preflight(const scenario::Scenario& s) {
   Preflight p;
   check_network_model(s);
-  p.estimate = estimate_work(s);
-  check_work(p.estimate);
   p.memory_capacity = s.hardware.memory_bytes;
-  if (s.kind == "serving")
-    check_serving(s, p);
-  else
+  if (s.kind != "serving" || s.serving.max_requests > limits::kMaxRequests) {
+    p.estimate = estimate_work(s);
+    check_work(p.estimate);
+  }
+  if (s.kind != "serving") {
     check_training(s, p);
+    return p;
+  }
+  const auto requests = serving::make_requests(s, s.serving.rate_scale);  // once for both checks
+  p.estimate = estimate_serving_work(s, requests);
+  check_work(p.estimate);
+  check_serving(s, requests, p);
   return p;
 }
 

@@ -81,9 +81,8 @@ WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
   return e;
 }
 
-WorkEstimate serving_work(const scenario::Scenario& s) {
+WorkEstimate serving_work(const scenario::Scenario& s, const std::vector<serving::Request>& requests) {
   WorkEstimate e;
-  const auto requests = serving::make_requests(s, s.serving.rate_scale);
   e.requests = static_cast<double>(requests.size());
   double output_tokens = 0;
   for (const auto& r : requests) output_tokens += r.output_tokens;
@@ -93,14 +92,28 @@ WorkEstimate serving_work(const scenario::Scenario& s) {
   return e;
 }
 
+WorkEstimate with_memory(WorkEstimate e, double gpus) {
+  e.gpus = gpus;
+  e.memory = e.ops * limits::kBytesPerOp + gpus * limits::kBytesPerGpu + e.requests * limits::kBytesPerRequest;
+  return e;
+}
+
 }  // namespace
 
 WorkEstimate estimate_work(const scenario::Scenario& s) {
   const double gpus = static_cast<double>(s.cluster.total_gpus());
-  WorkEstimate e = s.kind == "serving" ? serving_work(s) : training_work(s, gpus);
-  e.gpus = gpus;
-  e.memory = e.ops * limits::kBytesPerOp + gpus * limits::kBytesPerGpu + e.requests * limits::kBytesPerRequest;
-  return e;
+  if (s.kind != "serving") return with_memory(training_work(s, gpus), gpus);
+  if (s.serving.max_requests > limits::kMaxRequests) {  // too many, whatever the trace holds: not generated
+    WorkEstimate e;
+    e.requests = static_cast<double>(s.serving.max_requests);
+    e.field = "/serving/max_requests";
+    return with_memory(e, gpus);
+  }
+  return estimate_serving_work(s, serving::make_requests(s, s.serving.rate_scale));
+}
+
+WorkEstimate estimate_serving_work(const scenario::Scenario& s, const std::vector<serving::Request>& requests) {
+  return with_memory(serving_work(s, requests), static_cast<double>(s.cluster.total_gpus()));
 }
 
 std::string describe_work(const WorkEstimate& e) {

@@ -13,8 +13,10 @@
 // iteration for the gradient all-reduce. Serving: one record per request and about one step per 16 output tokens
 // of each request (a lower bound of the steps for batches above 16). Memory: the constants of util/limits.hpp.
 #include <string>
+#include <vector>
 
 #include "llmsim/scenario/scenario.hpp"
+#include "llmsim/serving/workload.hpp"
 
 namespace llmsim::run {
 
@@ -27,7 +29,10 @@ struct WorkEstimate {
   std::string field;    ///< the JSON path that drives the size most ("/training/global_batch", "/cluster/nodes")
 };
 
+/// The estimate of `s`; serving: generates its requests (unless serving.max_requests alone is over the limit).
 WorkEstimate estimate_work(const scenario::Scenario& s);
+/// Serving, with the requests the run will serve (serving::make_requests), so they are generated once.
+WorkEstimate estimate_serving_work(const scenario::Scenario& s, const std::vector<serving::Request>& requests);
 
 /// "2048 GPUs, about 3.1e+06 ops, 2.2e+06 flows" (requests for serving).
 std::string describe_work(const WorkEstimate& e);
