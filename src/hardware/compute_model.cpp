@@ -1,16 +1,35 @@
 #include "llmsim/hardware/compute_model.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "llmsim/util/error.hpp"
 
 namespace llmsim::hardware {
 
-ComputeModel::ComputeModel(const scenario::Hardware& hw, const std::string& precision) : hw_(hw) {
-  auto it = hw.peak_flops.find(precision);
-  if (it == hw.peak_flops.end())
-    throw ScenarioError("/training/precision", "the " + hw.name + " preset has no " + precision + " peak");
-  peak_ = it->second;
+ComputeModel::ComputeModel(const scenario::Hardware& hw) : hw_(hw) {
+  for (int i = 0; i < model::kPrecisionCount; ++i) {
+    const auto p = static_cast<model::Precision>(i);
+    if (model::has_peak(hw, p)) peak_[i] = model::peak_flops(hw, p, "/hardware/peak_TFLOPS");
+  }
+}
+
+double ComputeModel::peak_flops(model::Precision p) const {
+  const double peak = peak_[static_cast<int>(p)];
+  if (peak <= 0)
+    throw std::logic_error(std::string("a kernel in ") + model::precision_name(p) + " on the " + hw_.name +
+                           " preset, which has no such peak (resolve should have rejected it)");
+  return peak;
+}
+
+double ComputeModel::fused_attention_efficiency(double seq, bool backward) const {
+  const auto& c = hw_.calibration;
+  const double e = backward ? c.flash_backward_efficiency : c.flash_forward_efficiency;
+  const double half = backward ? c.flash_backward_half_seq : c.flash_forward_half_seq;
+  if (e <= 0)
+    throw std::logic_error("a fused attention kernel on the " + hw_.name +
+                           " preset, which has no flash_* calibration (resolve should have rejected it)");
+  return e * seq / (seq + half);
 }
 
 double ComputeModel::gemm_efficiency(double m, double n, double k) const {
@@ -25,7 +44,10 @@ double ComputeModel::memory_time(double bytes) const {
 
 double ComputeModel::kernel_time(const model::Kernel& k) const {
   double t = memory_time(k.bytes);
-  if (k.is_gemm()) t = std::max(t, k.flops / (peak_ * gemm_efficiency(k.m, k.n, k.k)));
+  if (k.is_gemm()) t = std::max(t, k.flops / (peak_flops(k.precision) * gemm_efficiency(k.m, k.n, k.k)));
+  const bool backward = k.kind == model::KernelKind::FusedAttentionBackward;
+  if (backward || k.kind == model::KernelKind::FusedAttentionForward)
+    t = std::max(t, k.flops / (peak_flops(k.precision) * fused_attention_efficiency(k.seq, backward)));
   return t + hw_.calibration.kernel_overhead;
 }
 

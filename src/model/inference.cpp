@@ -15,20 +15,20 @@ double heads_per_rank(const LayerShape& x) { return x.a / x.t; }
 double kv_heads_per_rank(const LayerShape& x) { return x.kv >= x.t ? x.kv / x.t : 1; }
 }  // namespace
 
-double kv_bytes_per_token_layer(const LayerShape& x) { return 2 * kv_heads_per_rank(x) * x.d * x.bytes_per_element; }
+double kv_bytes_per_token_layer(const LayerShape& x) { return 2 * kv_heads_per_rank(x) * x.d * x.bytes_per_element(); }
 
 std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st) {
-  const double T = st.tokens(), e = x.bytes_per_element, hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
+  const double T = st.tokens(), e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
   const double qkv = (hq + 2 * hkv) * x.d, ffn_in = (x.swiglu ? 2 : 1) * x.f / x.t;
   std::vector<Kernel> out = {
       elementwise("input_norm", Category::Elementwise, 2 * e * T * x.h),
-      gemm("qkv", Category::Gemm, 1, T, qkv, x.h, e),
+      gemm("qkv", Category::Gemm, 1, T, qkv, x.h, x.precision),
       elementwise("rope_kv_write", Category::Elementwise, 2 * e * T * qkv),
   };
   for (const auto& c : st.prefill) {
     // Causal attention of q new tokens over c + q keys: FLOPs of QK^T and PV over the visible pairs.
     const double pairs = c.tokens * (c.context + (c.tokens + 1) / 2);
-    Kernel k = gemm("prefill_attention", Category::Attention, hq, c.tokens, c.context + c.tokens, x.d, e);
+    Kernel k = gemm("prefill_attention", Category::Attention, hq, c.tokens, c.context + c.tokens, x.d, x.precision);
     k.flops = 4 * hq * pairs * x.d;
     k.bytes = e * (2 * hq * c.tokens * x.d + 2 * hkv * (c.context + c.tokens) * x.d);  // Q, O; K, V once
     out.push_back(k);
@@ -40,11 +40,11 @@ std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st
     out.push_back(k);
   }
   const std::vector<Kernel> rest = {
-      gemm("attn_proj", Category::Gemm, 1, T, x.h, hq * x.d, e),
+      gemm("attn_proj", Category::Gemm, 1, T, x.h, hq * x.d, x.precision),
       elementwise("residual_norm", Category::Elementwise, 4 * e * T * x.h),
-      gemm("ffn_up", Category::Gemm, 1, T, ffn_in, x.h, e),
+      gemm("ffn_up", Category::Gemm, 1, T, ffn_in, x.h, x.precision),
       elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (ffn_in + x.f / x.t) * e * T),
-      gemm("ffn_down", Category::Gemm, 1, T, x.h, x.f / x.t, e),
+      gemm("ffn_down", Category::Gemm, 1, T, x.h, x.f / x.t, x.precision),
       elementwise("residual", Category::Elementwise, 3 * e * T * x.h),
   };
   out.insert(out.end(), rest.begin(), rest.end());
@@ -52,15 +52,15 @@ std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st
 }
 
 std::vector<Kernel> inference_embedding(const LayerShape& x, const InferenceStep& st) {
-  return {elementwise("embedding", Category::Elementwise, 2 * x.bytes_per_element * st.tokens() * x.h)};
+  return {elementwise("embedding", Category::Elementwise, 2 * x.bytes_per_element() * st.tokens() * x.h)};
 }
 
 std::vector<Kernel> inference_head(const LayerShape& x, const InferenceStep& st) {
   if (st.sampled <= 0) return {};
-  const double e = x.bytes_per_element, n = st.sampled;
+  const double e = x.bytes_per_element(), n = st.sampled;
   return {
       elementwise("final_norm", Category::Elementwise, 2 * e * n * x.h),
-      gemm("logits", Category::Gemm, 1, n, x.vocab / x.t, x.h, e),
+      gemm("logits", Category::Gemm, 1, n, x.vocab / x.t, x.h, x.precision),
       elementwise("sampling", Category::Elementwise, 2 * 4 * n * x.vocab / x.t),  // fp32 logits: softmax, top-p
   };
 }

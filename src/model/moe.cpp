@@ -1,5 +1,7 @@
 #include "llmsim/model/moe.hpp"
 
+#include "llmsim/model/fp8.hpp"
+
 namespace llmsim::model {
 
 namespace {
@@ -7,34 +9,32 @@ double ffn_in(const LayerShape& x, double inner) { return (x.swiglu ? 2 : 1) * i
 }  // namespace
 
 std::vector<Kernel> moe_pre_forward(const LayerShape& x, const scenario::Moe& moe) {
-  const double T = x.b * x.s, e = x.bytes_per_element, k = moe.top_k, sp = x.sequence_parallel ? x.t : 1;
+  const double T = x.b * x.s, e = x.bytes_per_element(), k = moe.top_k, sp = x.sequence_parallel ? x.t : 1;
   std::vector<Kernel> out = {
       elementwise("mlp_norm", Category::Elementwise, 2 * e * T * x.h / sp),
-      gemm("router", Category::Gemm, 1, T, moe.experts, x.h, e),
+      gemm("router", Category::Gemm, 1, T, moe.experts, x.h, x.precision),  // stays in the high precision
       elementwise("router_topk", Category::Elementwise, 2 * 4 * T * moe.experts),
       elementwise("permute", Category::Elementwise, 2 * e * T * k * x.h),
   };
   if (moe.shared_experts > 0) {
     const double inner = double(moe.shared_experts) * moe.expert_ffn_hidden / x.t;
-    out.push_back(gemm("shared_up", Category::Gemm, 1, T, ffn_in(x, inner), x.h, e));
+    out = concat(out, linear("shared_up", x, T, ffn_in(x, inner), x.h));
     out.push_back(elementwise("shared_act", Category::Elementwise, (ffn_in(x, inner) + inner) * e * T));
-    out.push_back(gemm("shared_down", Category::Gemm, 1, T, x.h, inner, e));
+    out = concat(out, linear("shared_down", x, T, x.h, inner));
   }
   return out;
 }
 
 std::vector<Kernel> expert_forward(const LayerShape& x, const scenario::Moe& moe, double tokens) {
   if (tokens <= 0) return {};
-  const double e = x.bytes_per_element, inner = double(moe.expert_ffn_hidden) / x.t;
-  return {
-      gemm("expert_up", Category::Gemm, 1, tokens, ffn_in(x, inner), x.h, e),
-      elementwise("expert_act", Category::Elementwise, (ffn_in(x, inner) + inner) * e * tokens),
-      gemm("expert_down", Category::Gemm, 1, tokens, x.h, inner, e),
-  };
+  const double e = x.bytes_per_element(), inner = double(moe.expert_ffn_hidden) / x.t;
+  std::vector<Kernel> out = linear("expert_up", x, tokens, ffn_in(x, inner), x.h);
+  out.push_back(elementwise("expert_act", Category::Elementwise, (ffn_in(x, inner) + inner) * e * tokens));
+  return concat(out, linear("expert_down", x, tokens, x.h, inner));
 }
 
 std::vector<Kernel> moe_post_forward(const LayerShape& x, const scenario::Moe& moe) {
-  const double T = x.b * x.s, e = x.bytes_per_element, sp = x.sequence_parallel ? x.t : 1;
+  const double T = x.b * x.s, e = x.bytes_per_element(), sp = x.sequence_parallel ? x.t : 1;
   return {elementwise("unpermute", Category::Elementwise, 2 * e * T * moe.top_k * x.h),
           elementwise("mlp_dropout_add", Category::Elementwise, (3 * e + 1) * T * x.h / sp)};
 }

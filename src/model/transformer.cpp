@@ -1,5 +1,10 @@
 #include "llmsim/model/transformer.hpp"
 
+#include <algorithm>
+
+#include "llmsim/model/fp8.hpp"
+#include "llmsim/model/fused_attention.hpp"
+
 namespace llmsim::model {
 
 const char* category_name(Category c) {
@@ -24,13 +29,19 @@ LayerShape LayerShape::from(const scenario::Scenario& sc) {
   x.vocab = sc.model.vocab;
   x.swiglu = sc.model.activation == "swiglu";
   x.sequence_parallel = sc.parallelism.sequence_parallel;
-  const auto& p = sc.training.precision;
-  x.bytes_per_element = p == "fp32" || p == "tf32" ? 4 : (p == "fp8" ? 1 : 2);
+  x.precision = precision_from_name(sc.training.precision, "/training/precision");
+  x.fp8.recipe = fp8_recipe_from_name(sc.training.fp8, "/training/fp8");
+  x.fp8.high = x.precision;
+  x.fp8.weight_share = 1.0 / std::max(1, sc.training.micro_batches_per_pipeline(sc.parallelism.dp));
+  x.fused_attention = sc.training.attention == "flash";
   return x;
 }
 
-Kernel gemm(const std::string& name, Category c, double batch, double m, double n, double k, double e) {
-  return Kernel{name, c, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n), m, n, k, batch};
+Kernel gemm(const std::string& name, Category c, double batch, double m, double n, double k, Precision p) {
+  const double e = bytes_per_element(p);
+  Kernel g{name, c, 2 * batch * m * n * k, e * batch * (m * k + k * n + m * n), m, n, k, batch};
+  g.precision = p;
+  return g;
 }
 Kernel elementwise(const std::string& name, Category c, double bytes) { return Kernel{name, c, 0, bytes}; }
 
@@ -38,36 +49,46 @@ namespace {
 struct LayerDims {
   double T, d, e, heads, kv_heads, sp, ffn_in;
   explicit LayerDims(const LayerShape& x)
-      : T(x.b * x.s), d(x.d), e(x.bytes_per_element), heads(x.a / x.t), kv_heads(x.kv >= x.t ? x.kv / x.t : 1),
+      : T(x.b * x.s), d(x.d), e(x.bytes_per_element()), heads(x.a / x.t), kv_heads(x.kv >= x.t ? x.kv / x.t : 1),
         sp(x.sequence_parallel ? x.t : 1),  // norms and dropouts run on T/t tokens with SP
         ffn_in(x.swiglu ? 2 * x.f / x.t : x.f / x.t) {}
 };
+
+/// Megatron's unfused attention core: scores GEMM, softmax, dropout, attention over V (all s^2 tensors in HBM).
+std::vector<Kernel> unfused_attention_core(const LayerShape& x);
 }  // namespace
 
 std::vector<Kernel> attention_forward(const LayerShape& x) {
   const LayerDims y(x);
+  std::vector<Kernel> out = {elementwise("input_norm", Category::Elementwise, 2 * y.e * y.T * x.h / y.sp)};
+  out = concat(out, linear("qkv", x, y.T, (y.heads + 2 * y.kv_heads) * y.d, x.h));
+  out = concat(out, x.fused_attention ? std::vector<Kernel>{fused_attention_forward(x)} : unfused_attention_core(x));
+  out = concat(out, linear("attn_proj", x, y.T, x.h, y.heads * y.d));
+  out.push_back(elementwise("attn_dropout_add", Category::Elementwise, (3 * y.e + 1) * y.T * x.h / y.sp));
+  return out;
+}
+
+namespace {
+std::vector<Kernel> unfused_attention_core(const LayerShape& x) {
+  const LayerDims y(x);
   const double scores = x.b * y.heads * x.s * x.s;  // attention-matrix elements on this rank
   return {
-      elementwise("input_norm", Category::Elementwise, 2 * y.e * y.T * x.h / y.sp),
-      gemm("qkv", Category::Gemm, 1, y.T, (y.heads + 2 * y.kv_heads) * y.d, x.h, y.e),
-      gemm("attn_scores", Category::Attention, x.b * y.heads, x.s, x.s, y.d, y.e),
+      gemm("attn_scores", Category::Attention, x.b * y.heads, x.s, x.s, y.d, x.precision),
       elementwise("softmax", Category::Attention, 2 * y.e * scores),
       elementwise("attn_dropout", Category::Attention, (2 * y.e + 1) * scores),
-      gemm("attn_over_v", Category::Attention, x.b * y.heads, x.s, y.d, x.s, y.e),
-      gemm("attn_proj", Category::Gemm, 1, y.T, x.h, y.heads * y.d, y.e),
-      elementwise("attn_dropout_add", Category::Elementwise, (3 * y.e + 1) * y.T * x.h / y.sp),
+      gemm("attn_over_v", Category::Attention, x.b * y.heads, x.s, y.d, x.s, x.precision),
   };
 }
+}  // namespace
 
 std::vector<Kernel> mlp_forward(const LayerShape& x) {
   const LayerDims y(x);
-  return {
-      elementwise("mlp_norm", Category::Elementwise, 2 * y.e * y.T * x.h / y.sp),
-      gemm("ffn_up", Category::Gemm, 1, y.T, y.ffn_in, x.h, y.e),
-      elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (y.ffn_in + x.f / x.t) * y.e * y.T),
-      gemm("ffn_down", Category::Gemm, 1, y.T, x.h, x.f / x.t, y.e),
-      elementwise("mlp_dropout_add", Category::Elementwise, (3 * y.e + 1) * y.T * x.h / y.sp),
-  };
+  std::vector<Kernel> out = {elementwise("mlp_norm", Category::Elementwise, 2 * y.e * y.T * x.h / y.sp)};
+  out = concat(out, linear("ffn_up", x, y.T, y.ffn_in, x.h));
+  out.push_back(elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (y.ffn_in + x.f / x.t) * y.e * y.T));
+  out = concat(out, linear("ffn_down", x, y.T, x.h, x.f / x.t));
+  out.push_back(elementwise("mlp_dropout_add", Category::Elementwise, (3 * y.e + 1) * y.T * x.h / y.sp));
+  return out;
 }
 
 std::vector<Kernel> layer_forward(const LayerShape& x) { return concat(attention_forward(x), mlp_forward(x)); }
@@ -80,6 +101,16 @@ std::vector<Kernel> concat(std::vector<Kernel> a, const std::vector<Kernel>& b) 
 std::vector<Kernel> backward_input(const std::vector<Kernel>& forward) {
   std::vector<Kernel> out;
   for (auto k : forward) {
+    if (k.kind == KernelKind::Fp8Scaling) continue;
+    if (k.kind == KernelKind::FusedAttentionForward) {
+      out.push_back(fused_attention_backward(k));
+      continue;
+    }
+    if (k.fp8.enabled()) {
+      out = concat(out, fp8_gradient_casts(k));
+      out.push_back(fp8_dgrad(k));
+      continue;
+    }
     k.name += "_dgrad";
     const double scale = !k.is_gemm() ? 1.5 : k.category == Category::Attention ? 2 : 1;
     k.flops *= k.is_gemm() ? scale : 0;
@@ -93,6 +124,7 @@ std::vector<Kernel> backward_weight(const std::vector<Kernel>& forward) {
   std::vector<Kernel> out;
   for (auto k : forward)
     if (k.is_gemm() && k.category == Category::Gemm) {
+      if (k.fp8.enabled()) k = fp8_wgrad(k);
       k.name += "_wgrad";
       out.push_back(k);
     }
@@ -103,7 +135,7 @@ std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::st
   std::vector<Kernel> out;
   if (recompute == "none") return out;
   for (auto k : forward) {
-    if (recompute == "full" || k.category == Category::Attention) {
+    if (recompute == "full" || (k.category == Category::Attention && k.kind != KernelKind::FusedAttentionForward)) {
       k.name += "_recompute";
       out.push_back(k);
     }
@@ -112,15 +144,15 @@ std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::st
 }
 
 std::vector<Kernel> embedding_forward(const LayerShape& x) {
-  const double T = x.b * x.s, e = x.bytes_per_element;
+  const double T = x.b * x.s, e = x.bytes_per_element();
   return {elementwise("embedding", Category::Elementwise, 2 * e * T * x.h)};
 }
 
 std::vector<Kernel> head_forward(const LayerShape& x) {
-  const double T = x.b * x.s, e = x.bytes_per_element, v = x.vocab / x.t;
+  const double T = x.b * x.s, e = x.bytes_per_element(), v = x.vocab / x.t;
   return {
       elementwise("final_norm", Category::Elementwise, 2 * e * T * x.h),
-      gemm("logits", Category::Gemm, 1, T, v, x.h, e),
+      gemm("logits", Category::Gemm, 1, T, v, x.h, x.precision),
       elementwise("cross_entropy", Category::Elementwise, 3 * 4 * T * v),
   };
 }
@@ -131,7 +163,7 @@ double total_flops(const std::vector<Kernel>& kernels) {
   return f;
 }
 
-double tp_activation_bytes(const LayerShape& x) { return x.b * x.s * x.h * x.bytes_per_element; }
+double tp_activation_bytes(const LayerShape& x) { return x.b * x.s * x.h * x.bytes_per_element(); }
 
 double megatron_eq3_flops(double B, double s, double l, double h, double V) {
   return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "llmsim/model/transformer.hpp"
 #include "llmsim/report/moe_report.hpp"
 #include "llmsim/report/text_table.hpp"
 
@@ -36,7 +37,7 @@ std::string links_csv(const std::vector<engine::LinkStat>& links) {
 json training_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan, const Recorder* rec,
                       double wall_time_s) {
   const int gpus = s.cluster.total_gpus();
-  const double peak = s.hardware.peak_flops.at(s.training.precision);
+  const double peak = model::peak_flops(s.hardware, model::LayerShape::from(s).precision, "/training/precision");
   json out;
   out["scenario"] = s.name;
   out["llmsim_version"] = LLMSIM_VERSION;

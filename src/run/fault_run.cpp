@@ -59,13 +59,13 @@ std::set<int> up_counts(const std::vector<faults::Failure>& failures, int nodes)
 }
 
 strategy::JobCosts job_costs(const scenario::Scenario& s, const strategy::TrainingStrategies& strategies) {
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   const auto plan = workload::build_training(s, cm, strategies);
   strategy::JobCosts c;
   c.nodes = s.cluster.nodes;
   c.group_nodes = std::max(1, s.cluster.nodes / s.parallelism.pp);
   c.tokens_per_iteration = plan.tokens;
-  const double e = s.training.precision == "fp32" ? 4 : s.training.precision == "fp8" ? 1 : 2;
+  const double e = model::LayerShape::from(s).bytes_per_element();
   c.checkpoint_bytes = model::model_params(s.model) * (e + (e < 4 ? 12 : 8));
   c.node_bandwidth = s.cluster.nics_per_node * s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
   for (const auto& st : plan.stages) {

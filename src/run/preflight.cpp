@@ -40,7 +40,7 @@ void check_timeline(const scenario::Scenario& s) {
 }
 
 void check_training(const scenario::Scenario& s, Preflight& p) {
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   const auto plan = workload::build_plan(s, cm, strategy::build_training_strategies(s));
   for (const auto& wk : plan.workload.workers) p.ops += static_cast<double>(wk.ops.size());
   for (const auto& st : plan.stages) p.peak_memory = std::max(p.peak_memory, st.memory.total());

@@ -54,7 +54,7 @@ namespace {
 nlohmann::json simulate(const scenario::Scenario& s, const strategy::TrainingStrategies& strategies,
                         std::optional<report::OutputDir>& out, std::chrono::steady_clock::time_point wall_start,
                         const nlohmann::json& search) {
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   const auto plan = workload::build_plan(s, cm, strategies);
   spdlog::debug("{}: {} workers (tp groups), {} micro-batches per pipeline, v={}", s.name, plan.workload.workers.size(),
                plan.micro_batches, plan.virtual_stages);

@@ -33,7 +33,7 @@ std::string gib(double bytes) {
 double plan_ops(scenario::Scenario s, int m) {
   if (m > 0) s.training.global_batch = m * s.training.micro_batch * s.parallelism.dp;
   s.training.iterations = 1;
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   const auto plan = workload::build_plan(s, cm, strategy::build_training_strategies(s));
   double ops = 0;
   for (const auto& wk : plan.workload.workers) ops += static_cast<double>(wk.ops.size());

@@ -1,11 +1,12 @@
 #include "llmsim/scenario/sections.hpp"
 
 #include "llmsim/collectives/collective.hpp"
+#include "llmsim/model/precision.hpp"
 
 namespace llmsim::scenario {
 
 namespace {
-const std::vector<std::string> kPrecisions = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
+const std::vector<std::string>& kPrecisions = model::precision_names();
 
 Field text(const std::string& key, const std::string& help) { return Field::string(key, help).with_default(""); }
 
@@ -20,6 +21,16 @@ FieldList calibration_fields() {
       Field::number("in_switch_efficiency", "fraction",
                     "fraction of NVLink bandwidth in-switch reduction (NVLS) reaches per GPU port")
           .above(0).at_most(1).with_default(1.0),
+      Field::number("flash_forward_efficiency", "fraction",
+                    "fused attention forward: largest fraction of peak (e_max of e(s) = e_max s / (s + s_half)); "
+                    "0 = not measured on this device")
+          .at_least(0).at_most(1).with_default(0.0),
+      Field::number("flash_forward_half_seq", "elements", "fused attention forward: sequence length s_half")
+          .at_least(0).with_default(0.0),
+      Field::number("flash_backward_efficiency", "fraction", "fused attention backward: e_max (0 = not measured)")
+          .at_least(0).at_most(1).with_default(0.0),
+      Field::number("flash_backward_half_seq", "elements", "fused attention backward: sequence length s_half")
+          .at_least(0).with_default(0.0),
       Field::number("serving_step_overhead_us", "us", "serving engine cost per step (tools/calibrate_serving.py)")
           .at_least(0).with_default(0.0),
       Field::number("serving_sequence_overhead_us", "us", "serving engine cost per sequence of a step").at_least(0)
@@ -179,7 +190,16 @@ FieldList training_fields() {
       Field::integer("micro_batch", "sequences per micro-batch").at_least(1).with_default(1),
       Field::integer("seq_len", "tokens per sequence; auto = model.max_seq_len").at_least(1).or_auto().with_default("auto"),
       Field::integer("iterations", "training iterations simulated").at_least(1).at_most(1000).with_default(1),
-      Field::choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"}, "GEMM precision").with_default("bf16"),
+      Field::choice("precision", {"bf16", "fp16", "tf32", "fp32"},
+                    "high precision of the kernels (FP8 GEMMs: training.fp8)").with_default("bf16"),
+      Field::choice("fp8", model::fp8_recipe_names(),
+                    "FP8 recipe of the linear layers' GEMMs (Transformer Engine): fp8-delayed and fp8-cs per-tensor "
+                    "scaling (Hopper and later), mxfp8 and nvfp4 block scaling (Blackwell); docs/precision.md")
+          .with_default("none"),
+      Field::choice("attention", {"unfused", "flash"},
+                    "attention kernels: unfused (Megatron 2021-22: s^2 scores in HBM) or flash (one fused kernel, "
+                    "FlashAttention-2/3 or cuDNN)")
+          .with_default("unfused"),
       Field::choice("recompute", {"none", "selective", "full"}, "activation recomputation (Korthikanti et al. 2022)")
           .with_default("none"),
       Field::integer("zero_stage", "ZeRO stage over dp: 1 shards optimizer states (Megatron's distributed optimizer), "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "llmsim/model/precision.hpp"
 #include "llmsim/scenario/field_json.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/util/error.hpp"
@@ -70,6 +71,10 @@ void read_hardware(const json& hw, Hardware& h) {
   h.calibration.network_efficiency = cal["network_efficiency"];
   h.calibration.kernel_overhead = cal["kernel_overhead_us"].get<double>() * 1e-6;
   h.calibration.in_switch_efficiency = cal["in_switch_efficiency"];
+  h.calibration.flash_forward_efficiency = cal["flash_forward_efficiency"];
+  h.calibration.flash_forward_half_seq = cal["flash_forward_half_seq"];
+  h.calibration.flash_backward_efficiency = cal["flash_backward_efficiency"];
+  h.calibration.flash_backward_half_seq = cal["flash_backward_half_seq"];
   h.calibration.serving_step_overhead = cal["serving_step_overhead_us"].get<double>() * 1e-6;
   h.calibration.serving_sequence_overhead = cal["serving_sequence_overhead_us"].get<double>() * 1e-6;
   h.calibration.serving_collective_hop = cal["serving_collective_hop_us"].get<double>() * 1e-6;
@@ -158,6 +163,8 @@ void read_training(const json& t, Training& tr) {
   tr.seq_len = t["seq_len"];
   tr.iterations = t["iterations"];
   tr.precision = t["precision"];
+  tr.fp8 = t["fp8"];
+  tr.attention = t["attention"];
   tr.recompute = t["recompute"];
   tr.zero_stage = t["zero_stage"];
   tr.overlap_grad_reduce = t["overlap_grad_reduce"];
@@ -251,6 +258,27 @@ Scenario to_typed(const json& raw) {
 }
 
 namespace {
+/// training.fp8 and training.attention against the hardware: the recipe's GEMM format needs its own peak on the
+/// preset (fp8: Hopper and later; mxfp8, nvfp4: Blackwell), fused attention the preset's flash_* calibration.
+void check_kernel_choices(const Scenario& s) {
+  model::Fp8 f;
+  f.recipe = model::fp8_recipe_from_name(s.training.fp8, "/training/fp8");
+  f.high = model::precision_from_name(s.training.precision, "/training/precision");
+  if (f.enabled()) {
+    if (f.high != model::Precision::Bf16 && f.high != model::Precision::Fp16)
+      throw ScenarioError("/training/fp8", "FP8 recipes cast from bf16 or fp16 tensors (training.precision is " +
+                                               s.training.precision + ")");
+    model::peak_flops(s.hardware, f.gemm_precision(), "/training/fp8");
+  }
+  const auto& c = s.hardware.calibration;
+  if (s.training.attention == "flash" && (c.flash_forward_efficiency <= 0 || c.flash_backward_efficiency <= 0))
+    throw ScenarioError("/training/attention",
+                        "the " + s.hardware.name + " preset has no fused-attention calibration (set "
+                        "hardware.calibration.flash_forward_efficiency, flash_backward_efficiency and their "
+                        "*_half_seq; the Hopper presets carry FlashAttention-3's, docs/precision.md), or use "
+                        "\"unfused\"");
+}
+
 void check_serving(const Scenario& s) {
   const auto& sv = s.serving;
   if (sv.prefill_replicas >= s.parallelism.dp)
@@ -353,10 +381,9 @@ void check_cross_fields(const Scenario& s) {
   if (s.cluster.intra_node == "nvlink-mesh" && s.cluster.gpus_per_node < 2)
     throw ScenarioError("/cluster/intra_node", "an NVLink mesh needs at least 2 GPUs per node");
   const std::string& precision = serving ? s.serving.precision : t.precision;
-  if (!s.hardware.peak_flops.count(precision))
-    throw ScenarioError(serving ? "/serving/precision" : "/training/precision",
-                        "the " + s.hardware.name + " preset has no " + precision +
-                            " peak (hardware/peak_TFLOPS lists what it supports)");
+  const std::string path = serving ? "/serving/precision" : "/training/precision";
+  model::peak_flops(s.hardware, model::precision_from_name(precision, path), path);
+  if (!serving) check_kernel_choices(s);
 }
 
 }  // namespace llmsim::scenario

@@ -13,7 +13,7 @@ KvGeometry kv_geometry(const scenario::Scenario& s, int max_batched_tokens, int 
   const auto x = serving_shape(s);
   const auto& m = s.model;
   const int pp = s.parallelism.pp;
-  const double e = x.bytes_per_element, t = x.t;
+  const double e = x.bytes_per_element(), t = x.t;
   const int stage_layers = (m.layers + pp - 1) / pp;  // the largest stage
   const double embedding = model::embedding_params(m), head = m.tied_embeddings ? 0.0 : double(m.vocab) * m.hidden;
   const double edge = pp == 1 ? embedding + head : std::max(embedding, head);  // first or last stage

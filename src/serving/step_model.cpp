@@ -15,13 +15,12 @@ model::LayerShape serving_shape(const scenario::Scenario& s) {
   x.t = s.parallelism.tp;
   x.vocab = m.vocab;
   x.swiglu = m.activation == "swiglu";
-  const auto& p = s.serving.precision;
-  x.bytes_per_element = p == "fp32" || p == "tf32" ? 4 : (p == "fp8" || p == "int8" ? 1 : 2);
+  x.precision = model::precision_from_name(s.serving.precision, "/serving/precision");
   return x;
 }
 
 StepModel::StepModel(const scenario::Scenario& s)
-    : cm_(s.hardware, s.serving.precision), x_(serving_shape(s)), cal_(s.hardware.calibration),
+    : cm_(s.hardware), x_(serving_shape(s)), cal_(s.hardware.calibration),
       tree_levels_(std::ceil(std::log2(static_cast<double>(s.parallelism.tp)))), layers_(s.model.layers),
       stages_(s.parallelism.pp) {
   tp_group_.node_of_member.assign(s.parallelism.tp, 0);
@@ -49,7 +48,7 @@ double StepModel::tp_all_reduce(double bytes) const {
 }
 
 double StepModel::step_time(const model::InferenceStep& st, int sequences) const {
-  const double activation = st.tokens() * x_.h * x_.bytes_per_element;
+  const double activation = st.tokens() * x_.h * x_.bytes_per_element();
   const double layer = kernels_time(model::inference_layer(x_, st)) + 2 * tp_all_reduce(activation);
   const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
   const double engine = cal_.serving_step_overhead + cal_.serving_sequence_overhead * sequences +

@@ -16,8 +16,8 @@ class BucketedSync : public GradientSync {
   BucketedSync(const scenario::Scenario& s, const strategy::MoeLayout& layout, Kind kind)
       : s_(s), chunk_bytes_(layout.gradient_chunk_bytes), kind_(kind),
         algorithm_(collectives::algorithm_from_name(s.network.collective_algorithm)),
-        bytes_per_element_(model::LayerShape::from(s).bytes_per_element),
-        grad_bytes_per_param_(s.training.precision == "bf16" ? 4 : bytes_per_element_) {}
+        bytes_per_element_(model::LayerShape::from(s).bytes_per_element()),
+        grad_bytes_per_param_(model::gradient_bytes_per_param(model::LayerShape::from(s).precision)) {}
 
   GradientSyncOps plan(const StageGradients& g, Workload& w) const override {
     const int ep = s_.parallelism.ep, v = static_cast<int>(g.parts.size());

@@ -1,20 +1,42 @@
 #include "llmsim/workload/memory.hpp"
 
+#include "llmsim/model/fp8.hpp"
+#include "llmsim/model/moe.hpp"
+
 namespace llmsim::workload {
+namespace {
+
+/// Bytes an FP8 recipe saves per layer: the inputs of its GEMMs kept in FP8 instead of 2 bytes.
+struct Fp8Saving {
+  double attention = 0, mlp = 0;
+};
+
+Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
+  const model::Fp8 f = model::LayerShape::from(s).fp8;
+  if (!f.enabled()) return {};
+  const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden, t = s.parallelism.tp;
+  const double norm_side = s.parallelism.sequence_parallel ? t : 1;  // QKV and FC1 inputs: split by SP only
+  const double per_element = 2 - model::bytes_per_element(f.gemm_precision());
+  return {per_element * (sbh / norm_side + sbh / t), per_element * (sbh / norm_side + 4 * sbh / t)};
+}
+
+}  // namespace
 
 double layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
   const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden;
   const double t = s.parallelism.tp, a = s.model.heads, h = s.model.hidden, seq = s.training.seq_len;
-  const bool sp = s.parallelism.sequence_parallel;
+  const bool sp = s.parallelism.sequence_parallel, fused = s.training.attention == "flash";
   const double attention = 5 * a * seq / (h * t);
   if (recompute == "full") return 2 * sbh / (sp ? t : 1);
   const double base = sp ? 34 / t : 10 + 24 / t;
-  return sbh * (base + (recompute == "selective" ? 0 : attention));
+  const Fp8Saving fp8 = fp8_activation_saving(s);
+  const double logsumexp = fused ? 4.0 * s.training.micro_batch * a * seq / t : 0;  // one fp32 per query row
+  return sbh * (base + (recompute == "selective" || fused ? 0 : attention)) + logsumexp - fp8.attention - fp8.mlp;
 }
 
 double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
-  const double dense = layer_activation_bytes(s, recompute);
-  if (recompute == "full") return dense;  // only the layer input is kept
+  const double dense = layer_activation_bytes(s, recompute) + fp8_activation_saving(s).mlp;  // experts: 2 bytes
+  if (recompute == "full") return layer_activation_bytes(s, recompute);  // only the layer input is kept
   const auto& moe = s.model.moe;
   const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden, t = s.parallelism.tp;
   const double input = s.parallelism.sequence_parallel ? 2 * sbh / t : 2 * sbh;  // one copy of the MLP input
@@ -30,14 +52,26 @@ double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers
   return bytes;
 }
 
+double fp8_weight_copy_bytes(const scenario::Scenario& s, int first, int layers) {
+  const double copy = model::fp8_weight_copy_bytes(model::LayerShape::from(s).fp8);
+  if (copy == 0) return 0;
+  const auto& m = s.model;
+  const double routed = double(m.moe.experts) / s.parallelism.ep + m.moe.shared_experts;
+  double params = 0;
+  for (int l = first; l < first + layers; ++l)
+    params += model::attention_params(m) + (m.moe.is_moe_layer(l) ? routed * model::ffn_params(m, m.moe.expert_ffn_hidden)
+                                                                   : model::ffn_params(m, m.ffn_hidden));
+  return copy * params / s.parallelism.tp;
+}
+
 MemoryBreakdown state_memory(const scenario::Scenario& s, double params) {
-  const auto& prec = s.training.precision;
-  const double e = prec == "fp32" || prec == "tf32" ? 4 : (prec == "fp8" ? 1 : 2);
+  const model::Precision prec = model::LayerShape::from(s).precision;
+  const double e = model::bytes_per_element(prec);
   MemoryBreakdown m;
   const int z = s.training.zero_stage;
   const double dp = s.parallelism.dp;
   m.weights = params * e / (z >= 3 ? dp : 1);
-  m.gradients = params * (prec == "bf16" ? 4 : e) / (z >= 2 ? dp : 1);
+  m.gradients = params * model::gradient_bytes_per_param(prec) / (z >= 2 ? dp : 1);
   m.optimizer = params * 12 / (z >= 1 ? dp : 1);
   return m;
 }

@@ -153,7 +153,7 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
     w.workers.push_back(wk);
   }
   const auto x = model::LayerShape::from(s);
-  const double e = x.bytes_per_element, vector_bytes = s.model.hidden * e;
+  const double e = x.bytes_per_element(), vector_bytes = s.model.hidden * e;
   const double expert_bytes = model::ffn_params(s.model, moe.expert_ffn_hidden) * e;
   auto add_cost = [&](const std::string& name, const Kernels& kernels) {
     w.costs.push_back(kernel_cost(name, kernels, cm));

@@ -12,7 +12,7 @@ MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan,
   const int keys = static_cast<int>(plan.traffic.size()) * 4;
   out.spec.assign(pp, std::vector<std::vector<std::vector<int>>>(groups, std::vector<std::vector<int>>(keys)));
   const double vector_bytes =
-      s.model.hidden * model::LayerShape::from(s).bytes_per_element / s.parallelism.tp / layout.chunks;
+      s.model.hidden * model::LayerShape::from(s).bytes_per_element() / s.parallelism.tp / layout.chunks;
   const char* names[] = {"ep dispatch", "ep combine", "ep combine grad", "ep dispatch grad"};
   // Parts of an exchange: the whole matrix, or (split) its intra-node and its inter-node pairs, each on its own
   // group (a group is a stream) of the same members.

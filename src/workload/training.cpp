@@ -109,7 +109,7 @@ void add_tied_embedding(TrainingPlan& plan, const scenario::Scenario& s) {
   Workload& w = plan.workload;
   plan.tied_embedding.assign(l.dp, -1);
   if (!s.model.tied_embeddings || l.pp == 1) return;
-  const double grad_bytes_per_param = s.training.precision == "bf16" ? 4 : model::LayerShape::from(s).bytes_per_element;
+  const double grad_bytes_per_param = model::gradient_bytes_per_param(model::LayerShape::from(s).precision);
   for (int r = 0; r < l.dp; ++r) {
     plan.tied_embedding[r] = static_cast<int>(w.collectives.size());
     w.collectives.push_back({"tied embedding grad", static_cast<int>(w.groups.size()), Kind::AllReduce,
@@ -131,23 +131,26 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   StageGradients g;
   g.dp_group = dp_group;
   double set_bytes = 0;  // activations of the stage's largest (micro-batch, chunk) set
+  double fp8_copies = 0;
   for (int c = 0; c < l.v; ++c) {
     const int j = l.chunk_of[stage][c], first = l.first_layer_of[j], layers = l.layers_of[j];
     g.chunk_params.push_back(chunk_params(s, j, l.chunks, first, layers).total());
     g.parts.push_back(gradient_parts(s, j, l.chunks, first, layers, per_layer_grads));
     sp.layers += layers;
     set_bytes = std::max(set_bytes, chunk_activation_bytes(s, first, layers, s.training.recompute));
+    fp8_copies += fp8_weight_copy_bytes(s, first, layers);
     sp.params += g.chunk_params.back();
   }
   g.params = sp.params;
   sp.order = schedule.stage_order({l.pp, stage, plan.micro_batches});
   sp.max_in_flight = strategy::max_in_flight(sp.order, schedule.offloaded_chunk());
   sp.memory = sync.state_memory(sp.params);
+  sp.memory.weights += fp8_copies;
   sp.memory.activations = activation_memory(s, set_bytes, sp.max_in_flight);
 
   ComputeCost opt{"optimizer", 0, {}, 0};
   opt.duration = opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
-      cm.memory_time(sync.optimizer_params(sp.params) * (28 + model::LayerShape::from(s).bytes_per_element));
+      cm.memory_time(sync.optimizer_params(sp.params) * (28 + model::LayerShape::from(s).bytes_per_element()));
   sp.optimizer_cost = static_cast<int>(plan.workload.costs.size());
   plan.workload.costs.push_back(opt);
 

@@ -14,7 +14,7 @@ using namespace llmsim;
 
 namespace {
 workload::TrainingPlan plan_for(const scenario::Scenario& s) {
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   return workload::build_training(s, cm, strategy::build_training_strategies(s));
 }
 }  // namespace
@@ -68,7 +68,7 @@ TEST(TransformerParams, SwigluGqaLayerOfLlama3_70b) {
 
 TEST(ComputeModel, RooflineOfOneGemmAndOneElementwiseKernel) {
   const auto s = test::shipped("scenarios/default.json");
-  const hardware::ComputeModel cm(s.hardware, "fp16");
+  const hardware::ComputeModel cm(s.hardware);
   const auto& c = s.hardware.calibration;
   const model::Kernel g{"g", model::Category::Gemm, 2.0 * 4096 * 4096 * 4096, 2.0 * 3 * 4096 * 4096, 4096, 4096, 4096, 1};
   const double g1 = 4096 / (4096 + c.matmul_half_dim);
@@ -87,7 +87,7 @@ TEST(TensorParallelVariants, FalRemovesOneAllReducePerBlockAfterTheFirst) {
     return forward;
   };
   const auto s = test::shipped("scenarios/validation/gpt-18.4b.json");
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   const auto x = model::LayerShape::from(s);
   const double one = collectives::ring_time(collectives::Kind::AllReduce, 8, model::tp_activation_bytes(x),
                                             cm.nvlink_bandwidth(), cm.nvlink_latency());

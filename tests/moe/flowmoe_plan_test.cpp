@@ -22,12 +22,12 @@ const double kChunk = 1024.0 * 1024;  // S_p = 1 MiB
 const std::string kFlowMoe = "strategies.moe_pipeline={\"name\": \"flowmoe\", \"allreduce_chunk_bytes\": 1048576}";
 
 workload::TrainingPlan plan_of(const scenario::Scenario& s) {
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   return workload::build_training(s, cm, strategy::build_training_strategies(s));
 }
 /// The passes of the whole model as one chunk, as expert-parallel rank 0 sees them (costs appended to `costs`).
 workload::ChunkPasses passes_of(const scenario::Scenario& s, std::vector<workload::ComputeCost>& costs) {
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   const auto strategies = strategy::build_training_strategies(s);
   const auto plan = workload::plan_moe(s, *strategies.routing, *strategies.expert_placement);
   return workload::build_chunk_passes(s, cm, {s.model.layers}, costs, &plan, 0, strategy::make_moe_pipeline(s)->layout())[0];

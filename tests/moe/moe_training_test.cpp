@@ -29,7 +29,7 @@ TEST(MoeTraining, TheStragglerRankSetsTheLayerTime) {
   // the most loaded rank waits least.
   const auto s = test::shipped("scenarios/moe/olmoe-ep8-a100.json",
                                {"cluster.nodes=1", "routing={\"name\": \"zipf\", \"skew\": 1.5}", "training.global_batch=16"});
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   const auto plan = workload::build_training(s, cm, strategy::build_training_strategies(s));
   const auto rec = engine::run_workload(plan.workload, s, std::vector<bool>(plan.workload.workers.size(), false));
   std::vector<double> compute, wait;
@@ -96,7 +96,7 @@ TEST(MoePipeline, TutelQueuesEveryDispatchChunkThenPipelinesExpertsAndCombines) 
   // dispatch, the chunk's experts, queue its combine; the next block waits for both combines.
   const auto s = test::shipped("scenarios/moe/olmoe-ep8-a100.json", {"cluster.nodes=1", "training.global_batch=16",
                                                                      "strategies.moe_pipeline={\"name\": \"tutel\", \"chunks\": 2}"});
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   const auto strategies = strategy::build_training_strategies(s);
   const auto plan = workload::plan_moe(s, *strategies.routing, *strategies.expert_placement);
   std::vector<workload::ComputeCost> costs;

@@ -311,13 +311,45 @@ TEST(LoaderError, MissingRequiredSection) {
   EXPECT_TRUE(contains(e.what(), "missing required field")) << e.what();
 }
 
-TEST(LoaderError, PrecisionUnsupportedByHardware) {
+TEST(LoaderError, Fp8RecipeOnHardwareWithoutFp8TensorCores) {
+  json raw = default_json();  // A100-SXM4-80GB
+  raw["training"]["fp8"] = "fp8-cs";
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training/fp8");
+  EXPECT_EQ(std::string(e.what()),
+            "/training/fp8: the A100-SXM4-80GB preset has no fp8 peak (its tensor cores do not run fp8; "
+            "hardware.peak_TFLOPS lists bf16, fp16, fp32, fp64, int8, tf32)");
+}
+
+TEST(LoaderError, Fp8IsARecipeNotATrainingPrecision) {
   json raw = default_json();
   raw["training"]["precision"] = "fp8";
   const auto e = resolve_error(raw);
   EXPECT_EQ(e.path(), "/training/precision");
-  EXPECT_TRUE(contains(e.what(), "A100-SXM4-80GB")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "fp8")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "bf16")) << e.what();
+}
+
+TEST(LoaderError, BlockScalingNeedsBlackwell) {
+  json raw = default_json();
+  raw["hardware"] = "H100-SXM5-80GB";
+  raw["training"]["fp8"] = "mxfp8";
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training/fp8");
+  EXPECT_TRUE(contains(e.what(), "H100-SXM5-80GB preset has no mxfp8 peak")) << e.what();
+  raw["training"]["fp8"] = "nvfp4";
+  EXPECT_TRUE(contains(resolve_error(raw).what(), "no nvfp4 peak")) << resolve_error(raw).what();
+  raw["training"]["fp8"] = "fp8-delayed";  // Hopper has FP8 tensor cores
+  EXPECT_NO_THROW(sc::resolve(raw));
+}
+
+TEST(LoaderError, FusedAttentionNeedsItsCalibration) {
+  json raw = default_json();  // A100: no fused-attention measurement transcribed
+  raw["training"]["attention"] = "flash";
+  const auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/training/attention");
+  EXPECT_TRUE(contains(e.what(), "no fused-attention calibration")) << e.what();
+  raw["hardware"] = "H100-SXM5-80GB";
+  EXPECT_NO_THROW(sc::resolve(raw));
 }
 
 TEST(LoaderError, SeqLenAboveModelMax) {

@@ -21,7 +21,7 @@ struct Built {
 Built build(std::vector<std::string> overrides) {
   overrides.insert(overrides.begin(), "training.recompute=none");
   Built b{test::shipped("scenarios/default.json", overrides), {}, {}};
-  const hardware::ComputeModel cm(b.s.hardware, b.s.training.precision);
+  const hardware::ComputeModel cm(b.s.hardware);
   b.chunks = workload::build_chunk_passes(b.s, cm, {12, 12}, b.costs);
   return b;
 }
@@ -36,7 +36,7 @@ double alone(const Built& b, const workload::PassChain& c) {
   return b.costs[c.fused[0].compute].duration;
 }
 double ring_all_reduce(const scenario::Scenario& s) {
-  const hardware::ComputeModel cm(s.hardware, s.training.precision);
+  const hardware::ComputeModel cm(s.hardware);
   return collectives::ring_time(collectives::Kind::AllReduce, s.parallelism.tp,
                                 model::tp_activation_bytes(model::LayerShape::from(s)), cm.nvlink_bandwidth(),
                                 cm.nvlink_latency());
@@ -85,7 +85,7 @@ TEST(ChunkPasses, WgradOverlapHidesTheInputGradientAllReduceBehindTheColumnParal
   // Each layer hides min(AR, t(QKV wgrad)) + min(AR, t(FFN-up wgrad)) of its two backward all-reduces; the
   // head hides min(AR, t(logits wgrad)). A split B hides nothing.
   const auto none = build({}), wgrad = build({"parallelism.tp_comm_overlap=wgrad"});
-  const hardware::ComputeModel cm(none.s.hardware, none.s.training.precision);
+  const hardware::ComputeModel cm(none.s.hardware);
   const auto x = model::LayerShape::from(none.s);
   auto wgrad_of = [&](const std::vector<model::Kernel>& forward, const std::string& name) {
     for (const auto& k : model::backward_weight(forward))
@@ -106,7 +106,7 @@ TEST(ChunkPasses, PipelinedOverlapExposesOnePieceWhenTheGemmIsLonger) {
   // Wang et al. ASPLOS'23: with the collective C cut into n = tp pieces under a longer GEMM G, only C/n shows.
   const auto b = build({"parallelism.sequence_parallel=true", "parallelism.tp_comm_overlap=pipelined",
                         "training.seq_len=2048", "training.micro_batch=4"});
-  const hardware::ComputeModel cm(b.s.hardware, b.s.training.precision);
+  const hardware::ComputeModel cm(b.s.hardware);
   const double bytes = model::tp_activation_bytes(model::LayerShape::from(b.s));
   const double c = collectives::ring_time(collectives::Kind::AllGather, 2, bytes, cm.nvlink_bandwidth(), cm.nvlink_latency()) +
                    collectives::ring_time(collectives::Kind::ReduceScatter, 2, bytes, cm.nvlink_bandwidth(), cm.nvlink_latency());

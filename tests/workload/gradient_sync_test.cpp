@@ -22,7 +22,7 @@ struct Built {
 Built build(std::vector<std::string> sets) {
   sets.push_back("strategies.pipeline_schedule=1f1b");
   Built b{test::shipped("scenarios/default.json", sets), {}};
-  const hardware::ComputeModel cm(b.s.hardware, b.s.training.precision);
+  const hardware::ComputeModel cm(b.s.hardware);
   b.plan = workload::build_training(b.s, cm, strategy::build_training_strategies(b.s));
   return b;
 }

@@ -2,8 +2,13 @@
 // GPT-3 175B shape of their Table 3).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../support/scenarios.hpp"
+#include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/workload/memory.hpp"
+#include "llmsim/workload/training.hpp"
 
 using namespace llmsim;
 
@@ -50,4 +55,60 @@ TEST(MemoryModel, MoeLayerActivationsFollowTheRoutedTokens) {
   EXPECT_DOUBLE_EQ(workload::moe_layer_activation_bytes(s, "selective"), 30 * sbh);
   EXPECT_DOUBLE_EQ(workload::moe_layer_activation_bytes(s, "full"), 2 * sbh);
   EXPECT_DOUBLE_EQ(workload::chunk_activation_bytes(s, 0, 3, "selective"), 90 * sbh);
+}
+
+TEST(MemoryModel, FusedAttentionKeepsNoScoreTensorsButTheLogsumexp) {
+  // GPT-3 175B shape on H100 (which has a fused-attention calibration), tp 8 with SP: Korthikanti's 34/t
+  // without the 5as/(ht) score terms, plus b*a*s/t fp32 logsumexp values.
+  const double sbh = 2048.0 * 12288, lse = 4.0 * 96 * 2048 / 8;
+  const std::vector<std::string> base = {"hardware=H100-SXM5-80GB", "model=gpt3-175b", "parallelism.tp=8",
+                                         "parallelism.pp=2", "training.seq_len=2048",
+                                         "parallelism.sequence_parallel=true"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), base.begin(), base.end());
+    return test::shipped("scenarios/default.json", more);
+  };
+  const auto flash = with({"training.attention=flash"});
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(flash, "none"), sbh * 34 / 8 + lse);
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(flash, "selective"), sbh * 34 / 8 + lse);
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(flash, "full"), 2 * sbh / 8);
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(with({}), "none"), sbh * (34.0 / 8 + 5.0 * 96 * 2048 / (12288 * 8)));
+}
+
+TEST(MemoryModel, Fp8KeepsTheInputsOfItsGemmsInFp8AndCachesTheFp8Weights) {
+  // tp 8 without SP: QKV and FC1 inputs sbh each (replicated), projection input sbh/8, FC2 input 4sbh/8 saved
+  // in 1 byte instead of 2.
+  const double sbh = 2048.0 * 12288;
+  const auto s = test::shipped("scenarios/default.json", {"hardware=H100-SXM5-80GB", "model=gpt3-175b",
+                                                          "parallelism.tp=8", "parallelism.pp=2",
+                                                          "training.seq_len=2048", "training.fp8=fp8-cs"});
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(s, "none"),
+                   sbh * (10 + 24.0 / 8 + 5.0 * 96 * 2048 / (12288 * 8)) - sbh * (2 + 5.0 / 8));
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(s, "full"), 2 * sbh);  // the layer input stays 16-bit
+  // FP8 weight and transpose: 2 bytes per linear-layer parameter of this rank (biases included, GPT-3 shape).
+  const double h = 12288, linear = (4 * h * h + 4 * h) + (8 * h * h + 5 * h);
+  EXPECT_DOUBLE_EQ(workload::fp8_weight_copy_bytes(s, 0, 3), 3 * 2 * linear / 8);
+  const auto bf16 = test::shipped("scenarios/default.json", {"model=gpt3-175b", "parallelism.tp=8"});
+  EXPECT_EQ(workload::fp8_weight_copy_bytes(bf16, 0, 3), 0);
+}
+
+TEST(MemoryModel, Llama3_405bAt8kFitsWithoutRecomputationOnlyWithFusedAttention) {
+  // Llama 3 405B on H100, tp 8, pp 16 (interleaved, v 2), SP, seq 8192, micro-batch 1, dp 16; gradients and
+  // optimizer states sharded over dp (the Llama 3 paper's FSDP, Sec. 3.3.2: ZeRO-2), no recomputation.
+  auto peak = [](const std::string& attention) {
+    const auto s = test::shipped(
+        "scenarios/default.json",
+        {"hardware=H100-SXM5-80GB", "model=llama3-405b", "cluster.nodes=256", "parallelism.tp=8",
+         "parallelism.pp=16", "parallelism.last_stage_layers=6", "parallelism.sequence_parallel=true",
+         "training.global_batch=256", "training.seq_len=8192", "training.zero_stage=2", "training.recompute=none",
+         R"(strategies.pipeline_schedule={"name":"interleaved-1f1b","virtual_stages":2})",
+         "training.attention=" + attention});
+    const hardware::ComputeModel cm(s.hardware);
+    const auto plan = workload::plan_training(s, cm, strategy::build_training_strategies(s));
+    double most = 0;
+    for (const auto& st : plan.stages) most = std::max(most, st.memory.total());
+    return most / s.hardware.memory_bytes;
+  };
+  EXPECT_LT(peak("flash"), 1.0);    // 77.3 of 79.6 GiB
+  EXPECT_GT(peak("unfused"), 8.0);  // 717 GiB: the s^2 score tensors of 8192-token sequences
 }

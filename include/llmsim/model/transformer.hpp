@@ -2,11 +2,14 @@
 // Per-operator arithmetic of a dense decoder-only transformer layer on one tensor-parallel rank.
 // Shapes follow Megatron-LM (Shoeybi et al. 2019, Sec. 3; Narayanan et al. SC'21, Sec. 3.2 and eq. 3):
 //   T = b*s tokens of a micro-batch, h hidden, a heads (d = h/a), kv kv-heads, f FFN size, t = tp.
-// FLOPs count multiply-adds as 2. Bytes are HBM traffic in the training precision (2 bytes per element
-// for bf16/fp16) plus one byte per element for dropout masks.
+// FLOPs count multiply-adds as 2. Bytes are HBM traffic in the training precision (bytes per element from
+// model/precision.hpp: 2 for bf16/fp16) plus one byte per element for dropout masks. Under an FP8 recipe
+// (training.fp8) the weight GEMMs and their cast kernels come from model/fp8.hpp; with training.attention
+// "flash" the attention core is one fused kernel (model/fused_attention.hpp).
 #include <string>
 #include <vector>
 
+#include "llmsim/model/precision.hpp"
 #include "llmsim/scenario/scenario.hpp"
 
 namespace llmsim::model {
@@ -15,6 +18,11 @@ namespace llmsim::model {
 enum class Category { Gemm, Attention, Elementwise };
 const char* category_name(Category c);
 
+/// How a kernel is timed and differentiated: a plain GEMM or element-wise kernel; an FP8 cast or amax kernel
+/// (not differentiated: the backward has its own casts); a fused attention kernel, forward or backward (its
+/// own efficiency curve, hardware/compute_model.hpp).
+enum class KernelKind { Plain, Fp8Scaling, FusedAttentionForward, FusedAttentionBackward };
+
 /// One kernel. A GEMM has m x k times k x n, repeated `batch` times; an element-wise kernel has flops = 0.
 struct Kernel {
   std::string name;
@@ -22,12 +30,16 @@ struct Kernel {
   double flops = 0;        ///< [FLOP]
   double bytes = 0;        ///< HBM traffic [bytes]
   double m = 0, n = 0, k = 0, batch = 1;  ///< GEMM shape (0 for element-wise)
+  Precision precision = Precision::Bf16;  ///< the format its math runs in: its FLOPs run at this peak
+  KernelKind kind = KernelKind::Plain;
+  Fp8 fp8;                 ///< a weight GEMM under an FP8 recipe: the recipe its backward casts the gradient by
+  double seq = 0;          ///< fused attention: the sequence length of its efficiency curve
   bool is_gemm() const { return m > 0; }
 };
 
-/// `batch` GEMMs of (m x k) x (k x n) with `e` bytes per element: 2 batch m n k FLOPs, e batch (mk + kn + mn)
-/// bytes (each operand read once, the result written once).
-Kernel gemm(const std::string& name, Category c, double batch, double m, double n, double k, double e);
+/// `batch` GEMMs of (m x k) x (k x n) in precision `p` (e = bytes_per_element(p)): 2 batch m n k FLOPs,
+/// e batch (mk + kn + mn) bytes (each operand read once, the result written once).
+Kernel gemm(const std::string& name, Category c, double batch, double m, double n, double k, Precision p);
 /// A kernel that only moves `bytes`.
 Kernel elementwise(const std::string& name, Category c, double bytes);
 
@@ -36,7 +48,11 @@ struct LayerShape {
   double b = 1, s = 1, h = 1, a = 1, kv = 1, f = 1, t = 1, vocab = 1, d = 1;  ///< d: head dimension
   bool swiglu = false;
   bool sequence_parallel = false;
-  double bytes_per_element = 2;
+  Precision precision = Precision::Bf16;  ///< training.precision (serving.precision for serving)
+  Fp8 fp8;                                ///< training.fp8: the FP8 recipe of the weight GEMMs
+  bool fused_attention = false;           ///< training.attention "flash"
+  bool causal = true;                     ///< decoder-only: the fused kernel skips the masked half
+  double bytes_per_element() const { return model::bytes_per_element(precision); }
   static LayerShape from(const scenario::Scenario& sc);
 };
 
@@ -52,14 +68,17 @@ std::vector<Kernel> mlp_forward(const LayerShape& x);
 /// The activation-gradient part (B) of the backward of `forward`: a weight GEMM gives its data-gradient GEMM
 /// (1x FLOPs and bytes), an attention GEMM (no weights) both input gradients (2x), an element-wise kernel that
 /// reads x and writes y forward reads x (or y) and dy and writes dx backward: 1.5x its forward bytes (exact for
-/// softmax, GeLU and norms; dropout and residual adds move less).
+/// softmax, GeLU and norms; dropout and residual adds move less). An FP8 weight GEMM is preceded by the casts
+/// of its output gradient (model/fp8.hpp); FP8 cast kernels have no backward; a fused attention kernel gives
+/// its backward kernel (model/fused_attention.hpp).
 std::vector<Kernel> backward_input(const std::vector<Kernel>& forward);
 /// The weight-gradient part (W): one weight-gradient GEMM (1x FLOPs and bytes) per weight GEMM. B + W is the
 /// whole backward, 2x the forward GEMM FLOPs (Narayanan et al. SC'21 Sec. 5.1; Qi et al. 2024, zero bubble).
 std::vector<Kernel> backward_weight(const std::vector<Kernel>& forward);
 /// The kernels of `forward` (a layer or a unit) recomputed before its backward: all of them for "full", the
 /// attention core (scores, softmax, dropout, attention over V) for "selective" (Korthikanti et al. 2022,
-/// Sec. 4.2), none for "none".
+/// Sec. 4.2; a fused attention kernel stores no scores, so selective recomputes nothing of it), none for
+/// "none".
 std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::string& recompute);
 /// Input embedding lookup (first stage), forward and backward.
 std::vector<Kernel> embedding_forward(const LayerShape& x);

@@ -21,6 +21,10 @@ struct Calibration {
   double kernel_overhead = 0;     ///< fixed cost per kernel launch [s]
   double network_efficiency = 0;  ///< fraction of NIC line rate reached by inter-node transfers, 0..1
   double in_switch_efficiency = 1;  ///< fraction of NVLink bandwidth an NVLS (in-switch) reduction reaches
+  /// Fused attention (model/fused_attention.hpp): e_max and s_half of e(s) = e_max s / (s + s_half), forward and
+  /// backward; e_max 0 = no measurement for this device (training.attention "flash" is then an error).
+  double flash_forward_efficiency = 0, flash_forward_half_seq = 0;
+  double flash_backward_efficiency = 0, flash_backward_half_seq = 0;
   /// Serving-engine costs on this device (serving/step_model.hpp; fitted with tools/calibrate_serving.py):
   double serving_step_overhead = 0;      ///< [s] per step (scheduling, input preparation, sampling launch)
   double serving_sequence_overhead = 0;  ///< [s] per sequence of a step (block tables, sampling, detokenising)
@@ -104,7 +108,9 @@ struct Training {
   int micro_batch = 1;           ///< sequences per micro-batch
   int seq_len = 0;               ///< tokens per sequence
   int iterations = 1;
-  std::string precision = "bf16";
+  std::string precision = "bf16";  ///< high precision of every kernel (model/precision.hpp)
+  std::string fp8 = "none";        ///< FP8 recipe of the weight GEMMs: none | fp8-delayed | fp8-cs | mxfp8 | nvfp4
+  std::string attention = "unfused";  ///< unfused (Megatron 2021-22) | flash (model/fused_attention.hpp)
   std::string recompute = "none";  ///< none | selective | full
   int zero_stage = 0;  ///< 0: none; 1: optimizer states, 2: + gradients, 3: + weights sharded over dp
   bool overlap_grad_reduce = true;     ///< dp all-reduce of a bucket starts as soon as its gradients are final

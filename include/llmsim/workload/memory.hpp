@@ -1,6 +1,10 @@
 #pragma once
 // Per-GPU training memory (bytes), a first model refined by the memory-model issue:
-//   weights    P * e  / (dp with ZeRO-3)      (e = 2 bytes for bf16/fp16, 4 for fp32/tf32, 1 for fp8)
+//   weights    P * e  / (dp with ZeRO-3)      (e = bytes of training.precision, model/precision.hpp: 2 for
+//                                              bf16/fp16, 4 for fp32/tf32)
+//              + under an FP8 recipe the cached FP8 weights of the linear layers and their transposes
+//                (column-wise copies), 2 l bytes per linear-layer parameter (model/fp8.hpp; Megatron with TE
+//                keeps the bf16 parameters, fp32 main gradients and fp32 Adam states as without FP8)
 //   gradients  P * g  / (dp with ZeRO-2, 3)   (g = 4: Megatron accumulates bf16 gradients in fp32; else e)
 //   optimizer  P * 12 / (dp with ZeRO-1..3)   (fp32 master weights, Adam m and v; Rajbhandari et al. 2020,
 //                                              Sec. 3.1 and Fig. 1: K = 12)
@@ -8,6 +12,12 @@
 //     none:      s*b*h*(10 + 24/t + 5*a*s/(h*t))      with SP: s*b*h*(34/t + 5*a*s/(h*t))
 //     selective: s*b*h*(10 + 24/t)                    with SP: s*b*h*34/t
 //     full:      2*s*b*h (the layer input only)       with SP: 2*s*b*h/t
+//   fused attention (training.attention "flash") keeps no s^2 tensor: the 5*a*s/(h*t) terms go (as with
+//     selective recomputation) and the softmax logsumexp, 4*b*a*s/t bytes (one fp32 per query row and head),
+//     is kept instead (Dao et al. 2022, FlashAttention, Sec. 3.1)
+//   an FP8 recipe keeps the inputs of the FP8 GEMMs in FP8 (l bytes instead of 2): QKV and FC1 inputs sbh
+//     (sbh/t with SP), attention projection input sbh/t, FC2 input 4sbh/t (TE saves the FP8 copy its wgrad
+//     reads); the rest (norm inputs, Q, K, V, GeLU input, masks) stays 16-bit; MoE experts' inputs stay 16-bit
 //   times layers per chunk times the schedule's in-flight (micro-batch, chunk) sets; with full
 //   recomputation one layer's full activations are live while it is recomputed.
 //   A MoE layer (not fully recomputed) replaces the MLP's 2sbh input (sbh/t with SP) and its 16sbh/t of FFN
@@ -29,6 +39,8 @@ double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string
 /// Activation bytes of one micro-batch of model layers [first, first + layers) (dense or MoE).
 double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers, const std::string& recompute);
 
+/// Bytes of the cached FP8 weight copies of model layers [first, first + layers) on one GPU (0 without FP8).
+double fp8_weight_copy_bytes(const scenario::Scenario& s, int first, int layers);
 /// Weights, gradients and optimizer state of `params` parameters on one GPU, sharded as training.zero_stage says
 /// (activations 0). The data-parallel gradient-sync hooks' memory (workload/gradient_sync.hpp).
 MemoryBreakdown state_memory(const scenario::Scenario& s, double params);

@@ -30,7 +30,7 @@ MeCeFoCosts mecefo_costs(const scenario::Scenario& s, int rank, int refresh_step
   MeCeFoCosts c;
   c.normal_step = m * normal;
   c.extra_step = m * extra + L * refresh;
-  c.extra_memory = L * T * x.h * x.bytes_per_element + L * projections;
+  c.extra_memory = L * T * x.h * x.bytes_per_element() + L * projections;
   return c;
 }
 

@@ -1,0 +1,25 @@
+#pragma once
+// Fused attention (training.attention "flash": FlashAttention-2/3, cuDNN fused attention) of one micro-batch on
+// one tensor-parallel rank: b sequences of s tokens, a/t query heads and kv/t key-value heads of dimension d,
+// e = bytes per element of training.precision.
+//   forward   FLOPs 4 b (a/t) s^2 d, halved with the causal mask (the kernel skips the fully masked blocks;
+//             Dao 2023, FlashAttention-2, Sec. 3.1.1 "Causal masking"; the same flops() counts causal as half)
+//             bytes e (2 b s (a/t) d + 2 b s (kv/t) d) + 4 b (a/t) s: read Q, K, V, write O and the fp32
+//             logsumexp per query row (Dao et al. 2022, FlashAttention, Algorithm 1; FA2 Algorithm 1, line 13);
+//             no s^2 tensor reaches HBM
+//   backward  2.5x the forward FLOPs (five GEMMs per block instead of two: the scores are recomputed inside the
+//             kernel, then dV, dP, dQ, dK; the FlashAttention benchmarks count the backward as 2.5x the
+//             forward: Dao-AILab/flash-attention benchmarks/benchmark_flash_attention.py, flops()), 2x the
+//             forward bytes (reads Q, K, V, O, dO and the logsumexp, writes dQ, dK, dV; FA2 Algorithm 2)
+// Time: t = max(F / (P e_f(s)), B / (W e_mem)) + o with e_f(s) = e_max s / (s + s_half), forward and backward
+// each with their own (e_max, s_half): hardware.calibration.flash_* (hardware/compute_model.hpp).
+#include "llmsim/model/transformer.hpp"
+
+namespace llmsim::model {
+
+/// The fused attention kernel of one layer's forward (shape as above).
+Kernel fused_attention_forward(const LayerShape& x);
+/// Its backward kernel (the scores recomputed inside it).
+Kernel fused_attention_backward(const Kernel& forward);
+
+}  // namespace llmsim::model

@@ -1,0 +1,26 @@
+#include "llmsim/model/fused_attention.hpp"
+
+namespace llmsim::model {
+
+Kernel fused_attention_forward(const LayerShape& x) {
+  const double heads = x.a / x.t, kv_heads = x.kv >= x.t ? x.kv / x.t : 1, e = x.bytes_per_element();
+  const double tokens = x.b * x.s;
+  Kernel k = elementwise("flash_attention", Category::Attention,
+                         e * (2 * tokens * heads * x.d + 2 * tokens * kv_heads * x.d) + 4 * tokens * heads);
+  k.flops = 4 * x.b * heads * x.s * x.s * x.d * (x.causal ? 0.5 : 1);
+  k.precision = x.precision;
+  k.kind = KernelKind::FusedAttentionForward;
+  k.seq = x.s;
+  return k;
+}
+
+Kernel fused_attention_backward(const Kernel& forward) {
+  Kernel k = forward;
+  k.name += "_dgrad";
+  k.flops *= 2.5;
+  k.bytes *= 2;
+  k.kind = KernelKind::FusedAttentionBackward;
+  return k;
+}
+
+}  // namespace llmsim::model

@@ -1,0 +1,36 @@
+#!/usr/bin/python3
+"""Fit e(s) = e_max * s / (s + s_half) to a fused-attention throughput table (forward and backward separately).
+
+Usage: tools/fit_flash_attention.py [data/validation/flash-attention-3-h100.csv] [--peak 989.4]
+Prints e_max and s_half per direction and the relative error of every point (docs/precision.md).
+"""
+import argparse
+import csv
+
+import numpy as np
+from scipy.optimize import least_squares
+
+
+def fit(seq, eff):
+    def residual(p):
+        return p[0] * seq / (seq + p[1]) / eff - 1
+    return least_squares(residual, [0.6, 500.0]).x, residual
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("table", nargs="?", default="data/validation/flash-attention-3-h100.csv")
+    ap.add_argument("--peak", type=float, default=989.4, help="dense BF16 peak [TFLOP/s] (H100 SXM5)")
+    args = ap.parse_args()
+    rows = list(csv.DictReader(open(args.table)))
+    for direction in ("forward", "backward"):
+        sel = [r for r in rows if r["direction"] == direction]
+        seq = np.array([float(r["seq_len"]) for r in sel])
+        eff = np.array([float(r["tflops"]) for r in sel]) / args.peak
+        (e_max, half), residual = fit(seq, eff)
+        errors = ", ".join(f"{s:.0f}: {100 * r:+.1f}%" for s, r in zip(seq, residual([e_max, half])))
+        print(f"flash_{direction}_efficiency {e_max:.3f}  flash_{direction}_half_seq {half:.0f}  ({errors})")
+
+
+if __name__ == "__main__":
+    main()
