@@ -4,6 +4,8 @@
 # starts from every shipped scenario and configs preset, copied afresh into build-fuzz/fuzz-seeds/. A finding
 # (crash, sanitizer report, exception other than ScenarioError, timeout, out-of-memory) is saved in
 # build-fuzz/findings/ and the script exits 1. Without clang's libFuzzer it says the run is skipped and exits 0.
+# LLMSIM_FUZZ_SEED sets libFuzzer's -seed (default 0: a random seed; the test command uses 1, so its run is the
+# same from one CI run to the next, up to how many inputs fit in the time).
 # Usage: tools/fuzz.sh [SECONDS]     (see docs/hardening.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,7 +40,7 @@ grep -o '"[A-Za-z0-9_.+-]\+"' "$root/docs/scenario.schema.json" | sort -u >"$bui
 
 log="$build/fuzz.log"
 status=0
-(cd "$build" && tests/fuzz/scenario_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+(cd "$build" && tests/fuzz/scenario_fuzz -max_total_time="$seconds" -seed="${LLMSIM_FUZZ_SEED:-0}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
    -dict=scenario.dict -artifact_prefix="$build/findings/" fuzz-corpus fuzz-seeds) >"$log" 2>&1 || status=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")

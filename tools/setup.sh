@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake g++ make pkg-config libsimgrid-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libglpk-dev
           googletest libgtest-dev python3 python3-matplotlib python3-scipy python3-jsonschema
-          slurm-wlm munge)  # slurm-wlm, munge: llmsim sweep --backend slurm, tools/slurm-local.sh
+          clang libclang-rt-dev slurm-wlm munge)  # clang, libclang-rt-dev: tools/fuzz.sh (libFuzzer);
+          # slurm-wlm, munge: llmsim sweep --backend slurm, tools/slurm-local.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
