@@ -19,10 +19,18 @@ constexpr int kActorStackKiB = 1024;
 }  // namespace
 
 std::unique_ptr<sg4::Engine> make_engine(const std::string& network_model) {
-  int argc = 2;
   static char name[] = "llmsim";
   static char log_flag[] = "--log=root.thres:critical";
+#if defined(__SANITIZE_ADDRESS__)
+  // SimGrid's default contexts switch stacks behind AddressSanitizer's back (false reports after the first
+  // switch, "ASan is ignoring requested __asan_handle_no_return"); under ASan its actors run as threads, a
+  // choice made before the engine creates its first actor.
+  static char factory[] = "--cfg=contexts/factory:thread";
+  char* argv[] = {name, log_flag, factory, nullptr};
+#else
   char* argv[] = {name, log_flag, nullptr};
+#endif
+  int argc = static_cast<int>(sizeof argv / sizeof argv[0]) - 1;
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   util::install_interrupt_handler();  // the engine has replaced it with its own SIGINT handler (exit 1)
   sg4::Engine::set_config("network/model:" + network_model);

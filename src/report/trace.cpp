@@ -106,8 +106,9 @@ void emit_flows(const workload::Workload& w, const Recorder& rec, const TraceSel
   };
   long long id = 0;
   for_each_selected(w, rec, sel, [&](const TraceEvent& e, int rank, int lane) {
+    if (!is_send(e)) return;  // (e.ref is a worker only for pipeline messages)
     const int receiver = w.workers[e.ref].first_rank + lane;
-    if (!is_send(e) || !sel.has_rank(receiver)) return;
+    if (!sel.has_rank(receiver)) return;
     double arrival = e.end;
     const auto it = waits.find(message_key(e.worker, e.ref, e));
     if (it != waits.end()) {
