@@ -36,7 +36,11 @@ std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenari
 std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
   const int pp = s.parallelism.pp, v = schedule.chunks_per_stage(), layers = s.model.layers;
   const std::string n = std::to_string(layers);
-  if (s.parallelism.last_stage_layers * pp == layers) {  // the even split (also what "auto" resolves to)
+  if (static_cast<long long>(pp) * v > layers)  // (so pp * v below fits an int)
+    throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
+                        "pp * virtual_stages = " + std::to_string(static_cast<long long>(pp) * v) +
+                            " model chunks is more than the " + n + " layers (each chunk holds at least one layer)");
+  if (static_cast<long long>(s.parallelism.last_stage_layers) * pp == layers) {  // the even split (also what "auto" resolves to)
     if (layers % (pp * v) != 0)
       throw ScenarioError("/model/layers", n + " layers do not divide into pp*virtual_stages = " + std::to_string(pp * v) +
                                                " equal chunks (layers must be a multiple of it)");

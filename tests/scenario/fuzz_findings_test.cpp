@@ -43,4 +43,16 @@ TEST(FuzzFindings, FarMoreSpareNodesThanFailures) {
   for (const auto& f : draw.failures) EXPECT_DOUBLE_EQ(f.duration, 0.25 * 3600);
 }
 
+// virtual_stages 2^31 - 1 with pp 4: pp * v overflowed an int in chunk_layers (UBSan: signed integer overflow).
+TEST(FuzzFindings, VirtualStagesBeyondAnInt) {
+  const auto e = error_of_text(R"({"name": "v", "hardware": "A100-SXM4-80GB", "model": "gpt-76.1b",
+      "cluster": {"preset": "selene", "nodes": 128}, "parallelism": {"pp": 4, "tp": 8},
+      "strategies": {"pipeline_schedule": {"name": "interleaved-1f1b", "virtual_stages": 2147483647}},
+      "training": {"global_batch": 1792, "micro_batch": 1, "seq_len": 2048}})");
+  EXPECT_EQ(e.path(), "/strategies/pipeline_schedule/virtual_stages");
+  EXPECT_TRUE(starts_with(e.what(), "/strategies/pipeline_schedule/virtual_stages: pp * virtual_stages = 8589934588 "
+                                    "model chunks is more than the 60 layers"))
+      << e.what();
+}
+
 }  // namespace
