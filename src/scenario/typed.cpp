@@ -1,6 +1,8 @@
 #include "llmsim/scenario/typed.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <vector>
 
 #include "llmsim/model/precision.hpp"
 #include "llmsim/scenario/field_json.hpp"
@@ -63,21 +65,24 @@ void read_hardware(const json& hw, Hardware& h) {
   h.nic_bandwidth = hw["nic_Gbps"].get<double>() * 1e9 / 8;
   h.nvswitch_reduction = hw["nvswitch_reduction"];
   h.host_link_bandwidth = hw["host_link_GBps"].get<double>() * 1e9;
-  const json& cal = hw["calibration"];
-  h.calibration.matmul_efficiency = cal["matmul_efficiency"];
-  h.calibration.matmul_half_dim = cal["matmul_half_dim"];
-  h.calibration.memory_efficiency = cal["memory_efficiency"];
-  h.calibration.nvlink_efficiency = cal["nvlink_efficiency"];
-  h.calibration.network_efficiency = cal["network_efficiency"];
-  h.calibration.kernel_overhead = cal["kernel_overhead_us"].get<double>() * 1e-6;
-  h.calibration.in_switch_efficiency = cal["in_switch_efficiency"];
-  h.calibration.flash_forward_efficiency = cal["flash_forward_efficiency"];
-  h.calibration.flash_forward_half_seq = cal["flash_forward_half_seq"];
-  h.calibration.flash_backward_efficiency = cal["flash_backward_efficiency"];
-  h.calibration.flash_backward_half_seq = cal["flash_backward_half_seq"];
-  h.calibration.serving_step_overhead = cal["serving_step_overhead_us"].get<double>() * 1e-6;
-  h.calibration.serving_sequence_overhead = cal["serving_sequence_overhead_us"].get<double>() * 1e-6;
-  h.calibration.serving_collective_hop = cal["serving_collective_hop_us"].get<double>() * 1e-6;
+  // hardware.calibration: each JSON key, its member, and the factor to SI (us -> s).
+  static const std::vector<std::tuple<const char*, double Calibration::*, double>> kCalibration = {
+      {"matmul_efficiency", &Calibration::matmul_efficiency, 1},
+      {"matmul_half_dim", &Calibration::matmul_half_dim, 1},
+      {"memory_efficiency", &Calibration::memory_efficiency, 1},
+      {"nvlink_efficiency", &Calibration::nvlink_efficiency, 1},
+      {"network_efficiency", &Calibration::network_efficiency, 1},
+      {"kernel_overhead_us", &Calibration::kernel_overhead, 1e-6},
+      {"in_switch_efficiency", &Calibration::in_switch_efficiency, 1},
+      {"flash_forward_efficiency", &Calibration::flash_forward_efficiency, 1},
+      {"flash_forward_half_seq", &Calibration::flash_forward_half_seq, 1},
+      {"flash_backward_efficiency", &Calibration::flash_backward_efficiency, 1},
+      {"flash_backward_half_seq", &Calibration::flash_backward_half_seq, 1},
+      {"serving_step_overhead_us", &Calibration::serving_step_overhead, 1e-6},
+      {"serving_sequence_overhead_us", &Calibration::serving_sequence_overhead, 1e-6},
+      {"serving_collective_hop_us", &Calibration::serving_collective_hop, 1e-6}};
+  for (const auto& [key, member, factor] : kCalibration)
+    h.calibration.*member = hw["calibration"][key].get<double>() * factor;
 }
 
 /// A non-negative integer spelled with digits only, or -1.
