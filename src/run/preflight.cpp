@@ -77,14 +77,13 @@ Preflight preflight(const scenario::Scenario& s) {
   Preflight p;
   check_network_model(s);
   p.memory_capacity = s.hardware.memory_bytes;
-  if (s.kind != "serving" || s.serving.max_requests > limits::kMaxRequests) {
+  if (s.kind != "serving") {
     p.estimate = estimate_work(s);
     check_work(p.estimate);
-  }
-  if (s.kind != "serving") {
     check_training(s, p);
     return p;
   }
+  if (s.serving.max_requests > limits::kMaxRequests) check_work(estimate_work(s));  // refused before generating
   const auto requests = serving::make_requests(s, s.serving.rate_scale);  // once for both checks
   p.estimate = estimate_serving_work(s, requests);
   check_work(p.estimate);
