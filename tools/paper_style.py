@@ -24,7 +24,7 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 # the breakdown bars and the pipeline timeline so that a figure set reads alike.
 CATEGORY_COLOURS = {
     "gemm": "#0072B2", "attention": "#56B4E9", "elementwise": "#009E73", "optimizer": "#CC79A7",
-    "tp_comm": "#E69F00", "pp_comm": "#D55E00", "dp_comm": "#F0E442", "ep_comm": "#8C564B",
+    "tp_comm": "#E69F00", "pp_comm": "#D55E00", "dp_comm": "#F0E442", "ep_comm": "#8C564B", "cp_comm": "#000000",
     "offload": "#7F7F7F", "idle": "#D9D9D9",
 }
 

@@ -18,6 +18,7 @@ import paper_style
 # Stacking order (bottom to top) and legend names; the keys are summary.json's time categories.
 CATEGORIES = [("gemm", "GEMM"), ("attention", "attention"), ("elementwise", "elementwise"), ("optimizer", "optimizer"),
               ("tp_comm", "tp comm"), ("pp_comm", "pp comm"), ("dp_comm", "dp comm"), ("ep_comm", "ep comm"),
+              ("cp_comm", "cp comm"),
               ("offload", "offload wait"), ("idle", "idle (bubble)")]
 
 

@@ -56,8 +56,8 @@ double bytes_per_element(Precision p) { return row(p).bytes; }
 PrecisionKind precision_kind(Precision p) { return row(p).kind; }
 const char* peak_key(Precision p) { return row(p).name; }
 
-double gradient_bytes_per_param(Precision training) {
-  return training == Precision::Bf16 ? 4 : bytes_per_element(training);
+double gradient_bytes_per_param(Precision training, bool fp32_main_grads) {
+  return training == Precision::Bf16 && fp32_main_grads ? 4 : bytes_per_element(training);
 }
 
 bool has_peak(const scenario::Hardware& hw, Precision p) { return hw.peak_flops.count(peak_key(p)) > 0; }

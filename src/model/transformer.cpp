@@ -19,7 +19,9 @@ const char* category_name(Category c) {
 LayerShape LayerShape::from(const scenario::Scenario& sc) {
   LayerShape x;
   x.b = sc.training.micro_batch;
-  x.s = sc.training.seq_len;
+  x.cp = sc.parallelism.cp;
+  x.s = double(sc.training.seq_len) / x.cp;
+  x.ulysses = sc.parallelism.cp_variant == "ulysses";
   x.h = sc.model.hidden;
   x.a = sc.model.heads;
   x.kv = sc.model.kv_heads;

@@ -30,7 +30,7 @@ json moe_summary(const scenario::Scenario& s, const workload::MoePlan& plan, int
         if (a != b) copies_between += tr.copies[static_cast<size_t>(a) * ep + b];
   }
   const double vector_bytes = s.model.hidden * model::LayerShape::from(s).bytes_per_element();
-  const double groups = double(s.parallelism.dp) / ep;  // EP groups of each stage (a layer lives on one stage)
+  const double groups = double(s.parallelism.dp_cp()) / ep;  // EP groups of each stage (a layer lives on one stage)
   return {{"layers", n},
           {"experts", moe.experts},
           {"top_k", moe.top_k},

@@ -43,6 +43,7 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
   out["llmsim_version"] = LLMSIM_VERSION;
   out["gpus"] = gpus;
   out["hardware"] = s.hardware.name;
+  out["software"] = s.software.name;
   out["model"] = s.model.name;
   out["parallelism"] = {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
                         {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
@@ -90,6 +91,7 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
     out["iteration_time_s"] = it;
     out["iteration_times_s"] = per_iter;
     out["tokens_per_s"] = plan.tokens / it;
+    out["tokens_per_s_per_gpu"] = plan.tokens / it / gpus;
     out["model_tflops_per_gpu"] = model_tflops;
     out["hardware_tflops_per_gpu"] = hw_tflops;
     out["mfu"] = model_tflops * 1e12 / peak;
@@ -98,7 +100,8 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
     out["exposed_comm_time_s"] = mean[static_cast<int>(TimeCategory::TpComm)] +
                                  mean[static_cast<int>(TimeCategory::PpComm)] +
                                  mean[static_cast<int>(TimeCategory::DpComm)] +
-                                 mean[static_cast<int>(TimeCategory::EpComm)];
+                                 mean[static_cast<int>(TimeCategory::EpComm)] +
+                                 mean[static_cast<int>(TimeCategory::CpComm)];
     out["time_breakdown_s"] = cats;
     out["simulated_events"] = rec->activities();
     out["links"] = links_summary(rec->links());

@@ -33,7 +33,7 @@ std::vector<bool> traced_workers(const workload::Workload& w, const TraceSelecti
 namespace {
 /// An event whose `ref` is a CollectiveSpec (a data-parallel, expert-parallel or pipeline collective), not a cost.
 bool is_collective(const TraceEvent& e) {
-  return e.category == TimeCategory::DpComm || e.category == TimeCategory::EpComm ||
+  return e.category == TimeCategory::DpComm || e.category == TimeCategory::EpComm || e.category == TimeCategory::CpComm ||
          (e.category == TimeCategory::PpComm && e.micro_batch < 0);
 }
 

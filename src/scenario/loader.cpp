@@ -126,6 +126,22 @@ void expand_presets(json& raw) {
   }
 }
 
+/// The software preset's "defaults" ({section: {field: value}}) fill the fields the scenario leaves out; the
+/// fields are then validated as if the scenario had them. The key is dropped: the sections hold the result.
+void apply_software_defaults(json& raw) {
+  if (!raw.contains("software") || !raw["software"].is_object() || !raw["software"].contains("defaults")) return;
+  const json defaults = raw["software"]["defaults"];
+  raw["software"].erase("defaults");
+  if (!defaults.is_object()) throw ScenarioError("/software/defaults", "expected an object of sections");
+  for (const auto& [section, fields] : defaults.items()) {
+    if (!fields.is_object() || (section != "training" && section != "parallelism"))
+      throw ScenarioError("/software/defaults/" + section, "expected training or parallelism, each an object of fields");
+    if (raw.contains(section) && !raw[section].is_object()) continue;  // the schema reports it
+    for (const auto& [key, value] : fields.items())
+      if (!raw[section].contains(key)) raw[section][key] = value;
+  }
+}
+
 /// The field of family `fam` inside `parent` ({"name": ..., <its own parameters>}, or the bare name as a
 /// string): the name choice plus the chosen member's parameter table.
 Field family_field(json& parent, const Family& fam) {
@@ -199,6 +215,7 @@ FieldList scenario_fields(json& raw) {
 
 FieldList section_fields(const std::string& section) {
   if (section == "hardware") return hardware_fields();
+  if (section == "software") return software_fields();
   if (section == "cluster") return cluster_fields();
   if (section == "model") return model_fields();
   if (section == "parallelism") return parallelism_fields();
@@ -211,7 +228,8 @@ FieldList section_fields(const std::string& section) {
 }
 
 bool section_allowed(const std::string& section, const std::string& kind) {
-  if (section == "training" || section == "strategies" || section == "faults" || section == "routing")
+  if (section == "training" || section == "strategies" || section == "faults" || section == "routing" ||
+      section == "software")
     return kind != "serving";
   if (section == "serving") return kind == "serving";
   return true;
@@ -221,7 +239,9 @@ Scenario resolve(json raw, const std::string& source_dir) {
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
   if (const auto at = find_null(raw); !at.empty())
     throw ScenarioError(at, "null is not a value (leave the key out to take its default)");
+  if (!is_serving(raw) && !raw.contains("software")) raw["software"] = kDefaultSoftware;
   expand_presets(raw);
+  apply_software_defaults(raw);
   const FieldList fields = scenario_fields(raw);
   apply_schema(raw, "", fields);
   fill_derived_defaults(raw);

@@ -57,6 +57,9 @@ FieldList top_level_fields() {
           .with_default("training"),
       Field::integer("seed", "seed of the one random generator of the run").at_least(0).with_default(0),
       Field::object("hardware", {}, "device preset name or object (configs/hardware/)"),
+      Field::object("software", {}, "training software preset name or object (configs/software/; default "
+                                    "megatron-2021): its kernel choices are the defaults of the fields it names, "
+                                    "its multipliers scale the device's efficiencies (docs/software.md)"),
       Field::object("cluster", {}, "cluster shape and network (configs/topologies/)"),
       Field::object("model", {}, "model preset name or object (configs/models/)"),
       section("parallelism", "tp, pp, dp, cp"),
@@ -67,6 +70,23 @@ FieldList top_level_fields() {
       section("serving", "request workload, scheduler, router, KV cache and SLOs (kind serving only)"),
       section("network", "SimGrid network model"),
       section("output", "what is written besides summary.json"),
+  };
+}
+
+FieldList software_fields() {
+  auto multiplier = [](const std::string& key, const std::string& what) {
+    return Field::number(key, "factor", "multiplies the device's " + what + " (1: the software the device was "
+                                        "calibrated under)").above(0).at_most(2).with_default(1.0);
+  };
+  return {
+      Field::string("name", "software preset name"),
+      text("description", "free text"),
+      text("source", "where its kernel choices and multipliers come from"),
+      Field::object("efficiency",
+                    {multiplier("matmul", "matmul_efficiency"), multiplier("memory", "memory_efficiency"),
+                     multiplier("attention", "flash_*_efficiency")},
+                    "efficiency multipliers, fitted once on one published table of this software (docs/software.md)")
+          .with_default(EmptyObject{}),
   };
 }
 
@@ -165,7 +185,19 @@ FieldList parallelism_fields() {
                     "MoE token copies: per-expert (one per chosen expert, Megatron's all-to-all dispatcher) or "
                     "per-device (one per destination device serving all its experts there, Mozart / DeepEP)")
           .with_default("per-expert"),
-      Field::integer("cp", "context-parallel size (not modelled yet: only 1)").at_least(1).at_most(1).with_default(1),
+      Field::integer("cp", "context-parallel size: each micro-batch's sequence is split over cp ranks, which pass "
+                           "keys and values among them (cp_variant; workload/context_parallel.hpp)")
+          .at_least(1).with_default(1),
+      Field::choice("cp_variant", {"ring", "ulysses"},
+                    "context parallelism: ring (ring attention: KV chunks passed around the cp group beside the "
+                    "attention compute, causal load balance by chunk pairing; Megatron-Core/Transformer Engine p2p) or "
+                    "ulysses (all-to-all of Q, K, V to head-sharded and of the output back, DeepSpeed-Ulysses)")
+          .with_default("ring"),
+      Field::choice("rank_order", {"tp-cp-dp-pp", "tp-dp-cp-pp", "tp-cp-pp-dp", "tp-dp-pp-cp", "tp-pp-cp-dp", "tp-pp-dp-cp"},
+                    "how ranks are numbered, fastest-varying first (GPU g of node n is rank n*gpus_per_node+g): "
+                    "Megatron-Core's default tp-cp-dp-pp keeps tp, then cp groups inside a node or NVLink domain; "
+                    "tp stays fastest (a tp group is one node's consecutive GPUs)")
+          .with_default("tp-cp-dp-pp"),
       Field::choice("tp_variant", {"megatron", "fal", "fal+"},
                     "tensor-parallel block: megatron (2 all-reduces per layer and pass); fal (First Attentions Last: "
                     "MLPs read the first block's attention output, so a block's attention and MLP partial sums share "
@@ -206,6 +238,9 @@ FieldList training_fields() {
                                    "2 also gradients, 3 also weights (Rajbhandari et al. 2020)")
           .at_least(0).at_most(3).with_default(0),
       Field::boolean("overlap_grad_reduce", "start a gradient bucket's dp all-reduce when it is final").with_default(true),
+      Field::boolean("grad_reduce_in_fp32", "bf16 training keeps and reduces its gradients in fp32 (Megatron's "
+                                            "main_grad); false: in bf16, as NeMo's performance recipes")
+          .with_default(true),
       Field::number("grad_bucket_MB", "MB", "gradient bucket size for the dp all-reduce").above(0).with_default(40.0),
       Field::boolean("scatter_gather_p2p", "split inter-stage activations over tp ranks, re-gather over NVLink")
           .with_default(true),
@@ -319,7 +354,7 @@ FieldList output_fields() {
 
 const std::vector<PresetSection>& preset_sections() {
   static const std::vector<PresetSection> kSections = {
-      {"hardware", "hardware"}, {"cluster", "topologies"}, {"model", "models"}};
+      {"hardware", "hardware"}, {"cluster", "topologies"}, {"model", "models"}, {"software", "software"}};
   return kSections;
 }
 

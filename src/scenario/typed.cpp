@@ -173,6 +173,7 @@ void read_training(const json& t, Training& tr) {
   tr.recompute = t["recompute"];
   tr.zero_stage = t["zero_stage"];
   tr.overlap_grad_reduce = t["overlap_grad_reduce"];
+  tr.grad_reduce_in_fp32 = t["grad_reduce_in_fp32"];
   tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
   tr.scatter_gather_p2p = t["scatter_gather_p2p"];
 }
@@ -207,6 +208,15 @@ Scenario to_typed(const json& raw) {
   s.seed = raw["seed"];
 
   read_hardware(raw["hardware"], s.hardware);
+  if (raw.contains("software")) {
+    const json& e = raw["software"]["efficiency"];
+    s.software = {raw["software"]["name"], e["matmul"], e["memory"], e["attention"]};
+    Calibration& c = s.hardware.calibration;
+    c.matmul_efficiency = std::min(1.0, c.matmul_efficiency * s.software.matmul);
+    c.memory_efficiency = std::min(1.0, c.memory_efficiency * s.software.memory);
+    c.flash_forward_efficiency = std::min(1.0, c.flash_forward_efficiency * s.software.attention);
+    c.flash_backward_efficiency = std::min(1.0, c.flash_backward_efficiency * s.software.attention);
+  }
 
   const json& cl = raw["cluster"];
   Cluster& c = s.cluster;
@@ -239,7 +249,7 @@ Scenario to_typed(const json& raw) {
 
   const json& p = raw["parallelism"];
   s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],
-                   p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"]};
+                   p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"], p["cp_variant"], p["rank_order"]};
 
   if (s.kind == "serving") {
     read_serving(raw["serving"], s.serving);
@@ -282,6 +292,32 @@ void check_kernel_choices(const Scenario& s) {
                         "hardware.calibration.flash_forward_efficiency, flash_backward_efficiency and their "
                         "*_half_seq; the Hopper presets carry FlashAttention-3's, docs/precision.md), or use "
                         "\"unfused\"");
+}
+
+/// Context parallelism (workload/context_parallel.hpp): fused attention, and a sequence (and, for Ulysses, heads)
+/// that split evenly over the cp ranks.
+void check_context_parallel(const Scenario& s) {
+  const auto& p = s.parallelism;
+  if (p.cp == 1) return;
+  if (p.tp_variant != "megatron")
+    throw ScenarioError("/parallelism/tp_variant", "\"" + p.tp_variant + "\" merges a block's attention and MLP, "
+                                                   "which context parallelism splits (cp " + str(p.cp) +
+                                                   "): use \"megatron\" or cp 1");
+  if (s.training.attention != "flash")
+    throw ScenarioError("/parallelism/cp", "context parallelism runs on fused attention: set training.attention to "
+                                           "\"flash\" (Megatron-Core's cp needs Transformer Engine's fused kernels)");
+  const long long seq = s.training.seq_len;
+  if (p.cp_variant == "ring" && seq % (2LL * p.cp) != 0)
+    throw ScenarioError("/parallelism/cp", "ring attention cuts each sequence into 2*cp = " + str(2 * p.cp) +
+                                               " chunks (causal load balance by pairing): seq_len " + str(seq) +
+                                               " is not divisible by it");
+  if (p.cp_variant == "ulysses") {
+    const int heads = s.model.heads / p.tp, kv = s.model.kv_heads >= p.tp ? s.model.kv_heads / p.tp : 1;
+    if (seq % p.cp != 0 || heads % p.cp != 0 || kv % p.cp != 0)
+      throw ScenarioError("/parallelism/cp", "Ulysses needs seq_len " + str(seq) + ", query heads per tp rank " +
+                                                 str(heads) + " and kv heads per tp rank " + str(kv) +
+                                                 " all divisible by cp " + str(p.cp) + "; use cp_variant \"ring\"");
+  }
 }
 
 void check_serving(const Scenario& s) {
@@ -342,9 +378,9 @@ void check_cross_fields(const Scenario& s) {
       throw ScenarioError("/kind", "moe-chiplet runs on a nop-tree cluster of single-chiplet nodes (cluster.topology "
                                    "nop-tree, cluster.gpus_per_node 1)");
     if (!m.moe.enabled()) throw ScenarioError("/model/moe/experts", "moe-chiplet needs a MoE model (experts > 0)");
-    if (p.tp != 1 || p.pp != 1 || p.ep != s.cluster.nodes - 1)
+    if (p.tp != 1 || p.pp != 1 || p.cp != 1 || p.ep != s.cluster.nodes - 1)
       throw ScenarioError("/parallelism/ep", "moe-chiplet puts attention on node 0 and the experts on the other " +
-                                                 str(s.cluster.nodes - 1) + " chiplets: tp 1, pp 1 and ep " +
+                                                 str(s.cluster.nodes - 1) + " chiplets: tp 1, pp 1, cp 1 and ep " +
                                                  str(s.cluster.nodes - 1));
     if (t.global_batch % t.micro_batch != 0)
       throw ScenarioError("/training/global_batch", "global batch " + str(t.global_batch) +
@@ -377,8 +413,8 @@ void check_cross_fields(const Scenario& s) {
     throw ScenarioError("/parallelism/tp_comm_overlap",
                         "\"pipelined\" overlaps the all-gathers and reduce-scatters of sequence parallelism: set "
                         "parallelism.sequence_parallel to true, or use \"none\" or \"wgrad\"");
-  if (!serving && p.sequence_parallel && t.seq_len % p.tp != 0)
-    throw ScenarioError("/training/seq_len", "sequence parallelism needs seq_len divisible by tp");
+  if (!serving && p.sequence_parallel && t.seq_len % (static_cast<long long>(p.tp) * p.cp) != 0)
+    throw ScenarioError("/training/seq_len", "sequence parallelism needs seq_len divisible by tp*cp");
   if (s.network.model == "ns-3" && s.cluster.topology.name != "simgrid-xml")
     throw ScenarioError("/network/model", "the ns-3 packet-level model runs only on simgrid-xml platforms whose routes are "
                                           "single links (Debian's SimGrid 3.32); the " + s.cluster.topology.name +
@@ -388,7 +424,7 @@ void check_cross_fields(const Scenario& s) {
   const std::string& precision = serving ? s.serving.precision : t.precision;
   const std::string path = serving ? "/serving/precision" : "/training/precision";
   model::peak_flops(s.hardware, model::precision_from_name(precision, path), path);
-  if (!serving) check_kernel_choices(s);
+  if (!serving) check_kernel_choices(s), check_context_parallel(s);
 }
 
 }  // namespace llmsim::scenario

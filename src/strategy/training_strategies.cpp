@@ -5,24 +5,48 @@
 namespace llmsim::strategy {
 namespace {
 
+/// Whether `schedule` braids any two passes of stage 0 (strategy::PipelineTask::braided).
+bool braids(const scenario::Scenario& s, const PipelineSchedule& schedule) {
+  const auto order = schedule.stage_order({s.parallelism.pp, 0, s.training.micro_batches_per_pipeline(s.parallelism.dp)});
+  for (const auto& t : order)
+    if (t.braided) return true;
+  return false;
+}
+
 /// A chunked MoE pipeline interleaves its chunks' all-to-alls inside a pass; a braided schedule alternates the
 /// segments of two passes. The workload cannot do both in one block.
 void check_moe_pipeline_fits(const scenario::Scenario& s, const MoeLayout& layout, const PipelineSchedule& schedule) {
   const bool per_layer = layout.gradient_chunk_bytes > 0;
-  if (layout.chunks == 1 && !per_layer) return;
-  const auto order = schedule.stage_order({s.parallelism.pp, 0, s.training.micro_batches_per_pipeline(s.parallelism.dp)});
-  for (const auto& t : order)
-    if (t.braided)
-      throw ScenarioError("/strategies/moe_pipeline/" + std::string(per_layer ? "name" : "chunks"),
-                          s.strategies.moe_pipeline.name + " does not combine with a braided schedule (" +
-                              s.strategies.pipeline_schedule.name + ")" +
-                              (per_layer ? "" : "; use chunks 1 or another schedule"));
+  if ((layout.chunks == 1 && !per_layer) || !braids(s, schedule)) return;
+  throw ScenarioError("/strategies/moe_pipeline/" + std::string(per_layer ? "name" : "chunks"),
+                      s.strategies.moe_pipeline.name + " does not combine with a braided schedule (" +
+                          s.strategies.pipeline_schedule.name + ")" +
+                          (per_layer ? "" : "; use chunks 1 or another schedule"));
+}
+
+/// Ring attention overlaps its KV passes with the attention kernels of the same pass; a braided schedule
+/// alternates two passes' segments and has no place for that, nor has a MoE pipeline that runs attention in
+/// chunks.
+void check_context_parallel_fits(const scenario::Scenario& s, const MoeLayout& layout, const PipelineSchedule& schedule) {
+  if (s.parallelism.cp == 1) return;
+  const std::string cp = " (parallelism.cp " + std::to_string(s.parallelism.cp) + "); use another ";
+  if (layout.attention_in_pipeline)
+    throw ScenarioError("/strategies/moe_pipeline/name", s.strategies.moe_pipeline.name +
+                                                             " chunks the attention, which cannot host context "
+                                                             "parallelism's exchanges" + cp + "MoE pipeline or cp 1");
+  if (braids(s, schedule))
+    throw ScenarioError("/strategies/pipeline_schedule/name", s.strategies.pipeline_schedule.name +
+                                                                  " braids two passes, which cannot host context "
+                                                                  "parallelism's exchanges" + cp + "schedule or cp 1");
 }
 
 }  // namespace
 
 void check_combination(const scenario::Scenario& s) {
-  check_moe_pipeline_fits(s, make_moe_pipeline(s)->layout(), *make_pipeline_schedule(s));
+  const auto schedule = make_pipeline_schedule(s);
+  const MoeLayout layout = make_moe_pipeline(s)->layout();
+  check_moe_pipeline_fits(s, layout, *schedule);
+  check_context_parallel_fits(s, layout, *schedule);
 }
 
 TrainingStrategies build_training_strategies(const scenario::Scenario& s) {
@@ -33,6 +57,7 @@ TrainingStrategies build_training_strategies(const scenario::Scenario& s) {
   out.fault_tolerance = make_fault_tolerance(s);
   out.routing = moe::make_routing(s);
   check_moe_pipeline_fits(s, out.moe_pipeline->layout(), *out.schedule);
+  check_context_parallel_fits(s, out.moe_pipeline->layout(), *out.schedule);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/model/moe.hpp"
 #include "llmsim/model/transformer.hpp"
+#include "llmsim/workload/context_parallel.hpp"
 #include "llmsim/workload/kernel_cost.hpp"
 
 namespace llmsim::workload {
@@ -35,7 +36,33 @@ struct Unit {
   bool forward_collective = true, backward_collective = true;
   int forward_exchange = -1, backward_exchange = -1;
   int repeat = 1;  ///< runs per pass (pipelined MoE chunks); `forward` is one run's work
+  /// Ring attention's core: the exchanges (keys) that run beside its first `ring_share` forward and backward.
+  int ring_forward = -1, ring_backward = -1;
+  double ring_share = 0;
 };
+
+Kernels scaled(Kernels kernels, double share) {
+  for (auto& k : kernels) k.flops *= share, k.bytes *= share;
+  return kernels;
+}
+
+/// The attention block as units: one, or with context parallelism [norm, QKV], the core and [projection,
+/// dropout + residual] with the variant's exchanges (header).
+std::vector<Unit> attention_units(const model::LayerShape& x, const Kernels& attention) {
+  if (x.cp == 1) return {{"attention", attention}};
+  const auto core = std::find_if(attention.begin(), attention.end(),
+                                 [](const Kernel& k) { return k.kind == model::KernelKind::FusedAttentionForward; });
+  const Kernels pre(attention.begin(), core), post(core + 1, attention.end());
+  auto key = [](CpExchange e) { return cp_exchange_key(e); };
+  if (x.ulysses)
+    return {{"attention qkv", pre, false, true, key(CpExchange::UlyssesIn), -1},
+            {"attention core", {*core}, false, false, key(CpExchange::UlyssesOut), key(CpExchange::UlyssesInGrad)},
+            {"attention out", post, true, false, -1, key(CpExchange::UlyssesOutGrad)}};
+  Unit ring{"attention core", {*core}, false, false};
+  ring.ring_forward = key(CpExchange::RingForward), ring.ring_backward = key(CpExchange::RingBackward);
+  ring.ring_share = (x.cp - 1) / x.cp;
+  return {{"attention qkv", pre, false, true}, ring, {"attention out", post, true, false}};
+}
 
 /// Turns kernel lists into ComputeCosts and segments.
 class Builder {
@@ -85,6 +112,7 @@ class Builder {
     bool content = false;
     std::vector<int> waits;  // what the next block waits for
     int chunk_in = -1;       // exchange queued once per chunk of the next repeated segment
+    int deferred = -1;       // an overlapped exchange: waited for after the segment that runs beside it
     auto add_segment = [&](ComputeCost& to, const Segment& seg) {
       for (int i = 0; i < kTimeCategories; ++i) to.by_category[i] += costs_[seg.compute].by_category[i];
       to.flops += costs_[seg.compute].flops;
@@ -112,6 +140,15 @@ class Builder {
       }
       add_segment(c, seg);
       content = true;
+      if (deferred >= 0) {  // this segment ran beside the exchange before it; the next block waits for it
+        pieces.push_back({add(c), waits, {}});
+        c = ComputeCost{name, 0, {}, 0}, content = false, waits = {deferred}, deferred = -1;
+      }
+      if (seg.overlapped && seg.exchange >= 0) {
+        pieces.push_back({add(c), waits, {seg.exchange}});
+        c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear(), deferred = seg.exchange;
+        continue;
+      }
       if (seg.exchange < 0 && seg.gradients_of_layer < 0) continue;
       const int times = seg.exchange >= 0 && i + 1 < segs.size() ? segs[i + 1].repeat : 1;
       pieces.push_back({add(c), waits, std::vector<int>(seg.exchange >= 0 ? times : 0, seg.exchange),
@@ -157,21 +194,39 @@ Segment with_exchange(Segment seg, int exchange, int repeat = 1) {
   return seg;
 }
 
+/// Ring attention's core (kernels without collectives): an empty segment that queues exchange `key` to run
+/// beside the first `share` of the kernels, then the rest, which waits for it.
+std::vector<Segment> ring_core(Builder& b, const std::string& name, const Kernels& kernels, int key, double share) {
+  Segment start = with_exchange(b.segment(name + " kv pass", {}, false), key);
+  start.overlapped = true;
+  return {start, b.segment(name, scaled(kernels, share), false),
+          b.segment(name + " last chunk", scaled(kernels, 1 - share), false)};
+}
+
+void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+std::vector<Segment> unit_forward(Builder& b, const std::string& name, const Unit& u) {
+  if (u.ring_forward >= 0) return ring_core(b, name, u.forward, u.ring_forward, u.ring_share);
+  return {with_exchange(b.segment(name, u.forward, u.forward_collective), u.forward_exchange, u.repeat)};
+}
+
 LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const std::string& recompute) {
   LayerSegments out;
-  for (const auto& u : units)
-    out.forward.push_back(
-        with_exchange(b.segment("F " + u.name, u.forward, u.forward_collective), u.forward_exchange, u.repeat));
+  for (const auto& u : units) append(out.forward, unit_forward(b, "F " + u.name, u));
   if (recompute == "full")  // the layer's forward replayed, collectives and exchanges included, before its backward
     for (const auto& u : units) {
-      out.input.push_back(with_exchange(b.segment("B recompute " + u.name, u.forward, u.forward_collective),
-                                        u.forward_exchange, u.repeat));
-      out.backward.push_back(out.input.back());
+      append(out.input, unit_forward(b, "B recompute " + u.name, u));
+      append(out.backward, unit_forward(b, "B recompute " + u.name, u));
     }
   const std::string partial = recompute == "selective" ? "selective" : "none";
   for (auto u = units.rbegin(); u != units.rend(); ++u) {
     const Kernels dgrad = concat(model::recomputed(u->forward, partial), model::backward_input(u->forward));
     const Kernels wgrad = model::backward_weight(u->forward);
+    if (u->ring_backward >= 0) {  // no weights: the same segments in B and B+W
+      const auto core = ring_core(b, "B " + u->name, dgrad, u->ring_backward, u->ring_share);
+      append(out.input, core), append(out.backward, core);
+      continue;
+    }
     out.input.push_back(
         with_exchange(b.segment("B " + u->name, dgrad, u->backward_collective), u->backward_exchange, u->repeat));
     if (!wgrad.empty()) out.weight.push_back(with_exchange(b.segment("W " + u->name, wgrad, false), -1, u->repeat));
@@ -186,7 +241,7 @@ LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const s
 /// permutation) -> dispatch, the rank's experts on their routed tokens -> tp all-reduce -> combine; an empty
 /// last unit whose backward starts with the combine-gradient exchange. With attention in the pipeline
 /// (FlowMoE, tp 1) attention and pre are one unit run per chunk on 1/R of the micro-batch.
-std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe, const Kernels& attention,
+std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe, const std::vector<Unit>& attention,
                             const MoePlan& plan, int index, int rank, const strategy::MoeLayout& layout) {
   const int chunks = layout.chunks;
   Kernels experts;  // one chunk's work: 1/chunks of every expert's tokens
@@ -202,12 +257,12 @@ std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe
     return {{"attention+gating", concat(model::attention_forward(part), model::moe_pre_forward(part, moe)), false,
              false, key(Exchange::Dispatch), -1, chunks},
             expert_unit, combine_grad};
-  return {{"attention", attention},
-          {"moe pre", model::moe_pre_forward(x, moe), false, true, key(Exchange::Dispatch), -1},
-          expert_unit, combine_grad};
+  std::vector<Unit> units = attention;
+  for (Unit u : {Unit{"moe pre", model::moe_pre_forward(x, moe), false, true, key(Exchange::Dispatch), -1},
+                 expert_unit, combine_grad})
+    units.push_back(u);
+  return units;
 }
-
-void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.insert(to.end(), from.begin(), from.end()); }
 
 }  // namespace
 
@@ -218,7 +273,9 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
   const auto x = model::LayerShape::from(s);
   const std::string& rc = s.training.recompute;
   const Kernels attention = model::attention_forward(x), mlp = model::mlp_forward(x);
-  const std::vector<Unit> two_units = {{"attention", attention}, {"mlp", mlp}};
+  const std::vector<Unit> attention_block = attention_units(x, attention);
+  std::vector<Unit> two_units = attention_block;
+  two_units.push_back({"mlp", mlp});
   // FAL: after the model's first layer, attention and MLP partial sums share one all-reduce.
   const LayerSegments first = layer_segments(b, two_units, rc);
   const LayerSegments other = s.parallelism.tp_variant == "fal"
@@ -239,7 +296,7 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
   if (moe)
     for (size_t i = 0; i < moe->traffic.size(); ++i)
       moe_layers.push_back(
-          layer_segments(b, moe_units(x, s.model.moe, attention, *moe, static_cast<int>(i), ep_rank, layout), rc));
+          layer_segments(b, moe_units(x, s.model.moe, attention_block, *moe, static_cast<int>(i), ep_rank, layout), rc));
   int first_layer = 0;  // model layer index of the chunk's first layer
   auto layer_at = [&](int j, int l) -> const LayerSegments& {
     const int global = first_layer + l;

@@ -10,14 +10,15 @@ namespace {
 
 using collectives::Kind;
 
-/// Gradients in buckets (or per-layer chunks) reduced over the stage's dp replicas with `kind`.
+/// Gradients in buckets (or per-layer chunks) reduced over the stage's dp * cp replicas with `kind`.
 class BucketedSync : public GradientSync {
  public:
   BucketedSync(const scenario::Scenario& s, const strategy::MoeLayout& layout, Kind kind)
       : s_(s), chunk_bytes_(layout.gradient_chunk_bytes), kind_(kind),
         algorithm_(collectives::algorithm_from_name(s.network.collective_algorithm)),
         bytes_per_element_(model::LayerShape::from(s).bytes_per_element()),
-        grad_bytes_per_param_(model::gradient_bytes_per_param(model::LayerShape::from(s).precision)) {}
+        grad_bytes_per_param_(model::gradient_bytes_per_param(model::LayerShape::from(s).precision,
+                                                               s.training.grad_reduce_in_fp32)) {}
 
   GradientSyncOps plan(const StageGradients& g, Workload& w) const override {
     const int ep = s_.parallelism.ep, v = static_cast<int>(g.parts.size());
@@ -32,7 +33,7 @@ class BucketedSync : public GradientSync {
       w.groups.push_back(g.expert_members[a]);
       add_parts(g, group, &ChunkParams::experts, experts, a, w);
     }
-    if (s_.parallelism.dp > 1) add_parts(g, g.dp_group, &ChunkParams::dense, dense, 0, w);
+    if (s_.parallelism.dp_cp() > 1) add_parts(g, g.dp_group, &ChunkParams::dense, dense, 0, w);
     for (int a = 0; a < ep; ++a) {  // a replica of ep rank a starts the dense steps, then its experts'
       const bool own = a < static_cast<int>(experts.chunk.size());
       for (int c = 0; c < v; ++c) {
@@ -43,7 +44,7 @@ class BucketedSync : public GradientSync {
       if (own)
         for (const auto& [layer, steps] : experts.layer[a]) append(ops.at_layer_end[a][layer], steps);
     }
-    if (s_.parallelism.dp > 1) add_gathers(g, w, ops);
+    if (s_.parallelism.dp_cp() > 1) add_gathers(g, w, ops);
     return ops;
   }
   MemoryBreakdown state_memory(double params) const override { return workload::state_memory(s_, params); }
@@ -104,12 +105,12 @@ class AllReduceSync final : public BucketedSync {
   double optimizer_params(double params) const override { return params; }
 };
 
-/// ZeRO stages 1-3: reduce-scattered gradients, each GPU steps its 1/dp shard.
+/// ZeRO stages 1-3: reduce-scattered gradients, each GPU steps its 1/(dp*cp) shard.
 class ZeroSync final : public BucketedSync {
  public:
   ZeroSync(const scenario::Scenario& s, const strategy::MoeLayout& layout)
       : BucketedSync(s, layout, Kind::ReduceScatter) {}
-  double optimizer_params(double params) const override { return params / s_.parallelism.dp; }
+  double optimizer_params(double params) const override { return params / s_.parallelism.dp_cp(); }
 
  private:
   void add_gathers(const StageGradients& g, Workload& w, GradientSyncOps& ops) const override {

@@ -6,6 +6,11 @@
 namespace llmsim::workload {
 namespace {
 
+/// s*b*h of one rank's micro-batch: its seq_len / cp tokens of each sequence.
+double local_sbh(const scenario::Scenario& s) {
+  return double(s.training.seq_len) / s.parallelism.cp * s.training.micro_batch * s.model.hidden;
+}
+
 /// Bytes an FP8 recipe saves per layer: the inputs of its GEMMs kept in FP8 instead of 2 bytes.
 struct Fp8Saving {
   double attention = 0, mlp = 0;
@@ -14,7 +19,7 @@ struct Fp8Saving {
 Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
   const model::Fp8 f = model::LayerShape::from(s).fp8;
   if (!f.enabled()) return {};
-  const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden, t = s.parallelism.tp;
+  const double sbh = local_sbh(s), t = s.parallelism.tp;
   const double norm_side = s.parallelism.sequence_parallel ? t : 1;  // QKV and FC1 inputs: split by SP only
   const double per_element = 2 - model::bytes_per_element(f.gemm_precision());
   return {per_element * (sbh / norm_side + sbh / t), per_element * (sbh / norm_side + 4 * sbh / t)};
@@ -23,8 +28,9 @@ Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
 }  // namespace
 
 double layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
-  const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden;
-  const double t = s.parallelism.tp, a = s.model.heads, h = s.model.hidden, seq = s.training.seq_len;
+  const double sbh = local_sbh(s);
+  const double t = s.parallelism.tp, a = s.model.heads, h = s.model.hidden;
+  const double seq = double(s.training.seq_len) / s.parallelism.cp;
   const bool sp = s.parallelism.sequence_parallel, fused = s.training.attention == "flash";
   const double attention = 5 * a * seq / (h * t);
   if (recompute == "full") return 2 * sbh / (sp ? t : 1);
@@ -38,7 +44,7 @@ double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string
   const double dense = layer_activation_bytes(s, recompute) + fp8_activation_saving(s).mlp;  // experts: 2 bytes
   if (recompute == "full") return layer_activation_bytes(s, recompute);  // only the layer input is kept
   const auto& moe = s.model.moe;
-  const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden, t = s.parallelism.tp;
+  const double sbh = local_sbh(s), t = s.parallelism.tp;
   const double input = s.parallelism.sequence_parallel ? 2 * sbh / t : 2 * sbh;  // one copy of the MLP input
   const double ffn = 16 * sbh / t;                                                // two b*s*4h intermediates
   const double experts = double(moe.top_k + moe.shared_experts) * moe.expert_ffn_hidden / (4.0 * s.model.hidden);
@@ -69,9 +75,9 @@ MemoryBreakdown state_memory(const scenario::Scenario& s, double params) {
   const double e = model::bytes_per_element(prec);
   MemoryBreakdown m;
   const int z = s.training.zero_stage;
-  const double dp = s.parallelism.dp;
+  const double dp = s.parallelism.dp_cp();
   m.weights = params * e / (z >= 3 ? dp : 1);
-  m.gradients = params * model::gradient_bytes_per_param(prec) / (z >= 2 ? dp : 1);
+  m.gradients = params * model::gradient_bytes_per_param(prec, s.training.grad_reduce_in_fp32) / (z >= 2 ? dp : 1);
   m.optimizer = params * 12 / (z >= 1 ? dp : 1);
   return m;
 }

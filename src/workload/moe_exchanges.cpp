@@ -8,7 +8,7 @@ MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan,
                                const std::function<int(int stage, int replica)>& worker_of,
                                const strategy::MoeLayout& layout, Workload& w) {
   MoeExchanges out;
-  const int ep = out.ep = s.parallelism.ep, groups = s.parallelism.dp / ep, pp = s.parallelism.pp;
+  const int ep = out.ep = s.parallelism.ep, groups = s.parallelism.dp_cp() / ep, pp = s.parallelism.pp;
   const int keys = static_cast<int>(plan.traffic.size()) * 4;
   out.spec.assign(pp, std::vector<std::vector<std::vector<int>>>(groups, std::vector<std::vector<int>>(keys)));
   const double vector_bytes =

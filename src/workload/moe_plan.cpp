@@ -13,7 +13,7 @@ MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
   const int ep = s.parallelism.ep;
   const bool chiplet = s.kind == "moe-chiplet";  // one token source: the attention chiplet
   const int sources = chiplet ? 1 : ep;
-  const double tokens = double(s.training.micro_batch) * s.training.seq_len;
+  const double tokens = double(s.training.micro_batch) * s.training.seq_len / s.parallelism.cp;  // a rank's
   const int sample = static_cast<int>(std::min<double>(tokens, kRoutingSampleTokens));
   for (int layer = 0, index = 0; layer < s.model.layers; ++layer) {
     if (!moe.is_moe_layer(layer)) continue;

@@ -3,7 +3,8 @@
 namespace llmsim::workload {
 
 const char* time_category_name(TimeCategory c) {
-  static const char* names[] = {"gemm", "attention", "elementwise", "tp_comm", "pp_comm", "dp_comm", "ep_comm", "optimizer", "offload", "idle"};
+  static const char* names[] = {"gemm", "attention", "elementwise", "tp_comm", "pp_comm", "dp_comm", "ep_comm",
+                                "cp_comm", "optimizer", "offload", "idle"};
   return names[static_cast<int>(c)];
 }
 

@@ -15,6 +15,7 @@ TrainingLayout layout_of(const scenario::Scenario& s, const strategy::PipelineSc
   TrainingLayout l;
   const auto& par = s.parallelism;
   l.pp = par.pp, l.dp = par.dp, l.tp = par.tp, l.ep = par.ep, l.v = schedule.chunks_per_stage();
+  l.cp = par.cp, l.replicas = par.dp_cp();
   l.chunks = l.pp * l.v;
   l.layers_of = strategy::chunk_layers(s, schedule);
   l.first_layer_of.assign(l.chunks, 0);
@@ -58,17 +59,30 @@ void plan_passes(TrainingPlan& plan, const scenario::Scenario& s, const hardware
     w.costs.push_back(copy);
   }
   // Per micro-batch and tp rank -> whole job per iteration.
-  const double replicas = double(plan.micro_batches) * l.dp * l.tp;
+  const double replicas = double(plan.micro_batches) * l.replicas * l.tp;
   plan.model_flops = 3 * fwd_flops_job * replicas;
   plan.hardware_flops = hw_flops_job * replicas;
 }
 
-/// Workers: one per (stage, dp replica) in Megatron's rank order.
-void place_workers(const TrainingLayout& l, int gpus_per_node, Workload& w) {
+/// The position of tp group (cp rank c, dp index d, stage) in `order` (e.g. "tp-cp-dp-pp", fastest first).
+int tp_group_index(const std::string& order, int c, int d, int stage, const TrainingLayout& l) {
+  int index = 0, stride = 1;
+  for (size_t at = 3; at < order.size(); at += 3) {  // the dimensions after "tp"
+    const std::string dim = order.substr(at, 2);
+    const int coordinate = dim == "cp" ? c : dim == "dp" ? d : stage, size = dim == "cp" ? l.cp : dim == "dp" ? l.dp : l.pp;
+    index += coordinate * stride;
+    stride *= size;
+  }
+  return index;
+}
+
+/// Workers: one per (stage, replica), placed by parallelism.rank_order.
+void place_workers(const TrainingLayout& l, const scenario::Scenario& s, Workload& w) {
+  const int gpus_per_node = s.cluster.gpus_per_node;
   for (int stage = 0; stage < l.pp; ++stage)
-    for (int r = 0; r < l.dp; ++r) {
+    for (int r = 0; r < l.replicas; ++r) {
       Worker wk;
-      wk.first_rank = l.tp * (r + l.dp * stage);
+      wk.first_rank = l.tp * tp_group_index(s.parallelism.rank_order, r / l.dp, r % l.dp, stage, l);
       wk.node = wk.first_rank / gpus_per_node;
       wk.first_local = wk.first_rank % gpus_per_node;
       wk.width = l.tp;
@@ -77,7 +91,8 @@ void place_workers(const TrainingLayout& l, int gpus_per_node, Workload& w) {
     }
 }
 
-/// One group of the dp replicas per stage (its index per stage), checked against network.collective_algorithm.
+/// One group of the dp * cp replicas per stage (its index per stage), checked against
+/// network.collective_algorithm.
 std::vector<int> add_dp_groups(const scenario::Scenario& s, const TrainingLayout& l, Workload& w) {
   const auto algorithm = collectives::algorithm_from_name(s.network.collective_algorithm);
   const auto kind = s.training.zero_stage >= 1 ? Kind::ReduceScatter : Kind::AllReduce;
@@ -86,14 +101,14 @@ std::vector<int> add_dp_groups(const scenario::Scenario& s, const TrainingLayout
     std::vector<int> g;
     collectives::GroupLayout layout;
     layout.switch_reduction = s.hardware.nvswitch_reduction;
-    for (int r = 0; r < l.dp; ++r) {
+    for (int r = 0; r < l.replicas; ++r) {
       g.push_back(l.worker_of(stage, r));
       layout.node_of_member.push_back(w.workers[g.back()].node);
     }
-    if (l.dp > 1 && algorithm != collectives::Algorithm::Auto && !collectives::supports(kind, algorithm, layout))
+    if (l.replicas > 1 && algorithm != collectives::Algorithm::Auto && !collectives::supports(kind, algorithm, layout))
       throw ScenarioError("/network/collective_algorithm",
                           std::string("\"") + collectives::algorithm_name(algorithm) + "\" cannot run the " +
-                              collectives::kind_name(kind) + " of the " + std::to_string(l.dp) +
+                              collectives::kind_name(kind) + " of the " + std::to_string(l.replicas) +
                               " data-parallel ranks (halving-doubling needs a power of two, hierarchical several "
                               "ranks per node on several nodes, in-switch one node with an NVLS switch)");
     dp_group[stage] = static_cast<int>(w.groups.size());
@@ -107,10 +122,11 @@ std::vector<int> add_dp_groups(const scenario::Scenario& s, const TrainingLayout
 void add_tied_embedding(TrainingPlan& plan, const scenario::Scenario& s) {
   const TrainingLayout& l = plan.layout;
   Workload& w = plan.workload;
-  plan.tied_embedding.assign(l.dp, -1);
+  plan.tied_embedding.assign(l.replicas, -1);
   if (!s.model.tied_embeddings || l.pp == 1) return;
-  const double grad_bytes_per_param = model::gradient_bytes_per_param(model::LayerShape::from(s).precision);
-  for (int r = 0; r < l.dp; ++r) {
+  const double grad_bytes_per_param = model::gradient_bytes_per_param(model::LayerShape::from(s).precision,
+                                                                     s.training.grad_reduce_in_fp32);
+  for (int r = 0; r < l.replicas; ++r) {
     plan.tied_embedding[r] = static_cast<int>(w.collectives.size());
     w.collectives.push_back({"tied embedding grad", static_cast<int>(w.groups.size()), Kind::AllReduce,
                              double(s.model.vocab) * s.model.hidden / l.tp * grad_bytes_per_param,
@@ -154,10 +170,10 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   sp.optimizer_cost = static_cast<int>(plan.workload.costs.size());
   plan.workload.costs.push_back(opt);
 
-  if (l.dp / l.ep > 1)  // the dp/ep replicas holding the same experts
+  if (l.replicas / l.ep > 1)  // the replicas holding the same experts (dp/ep of each cp rank)
     for (int a = 0; a < l.ep; ++a) {
       g.expert_members.emplace_back();
-      for (int r = a; r < l.dp; r += l.ep) g.expert_members.back().push_back(l.worker_of(stage, r));
+      for (int r = a; r < l.replicas; r += l.ep) g.expert_members.back().push_back(l.worker_of(stage, r));
     }
   sp.sync = sync.plan(g, plan.workload);
   return sp;
@@ -181,11 +197,13 @@ TrainingPlan plan_training(const scenario::Scenario& s, const hardware::ComputeM
   const double act_bytes = model::tp_activation_bytes(model::LayerShape::from(s));
   const bool gathers = s.training.scatter_gather_p2p && l.tp > 1;
   plan.activations = std::make_shared<PipelineP2p>(gathers ? act_bytes / l.tp : act_bytes);
-  place_workers(l, s.cluster.gpus_per_node, plan.workload);
+  place_workers(l, s, plan.workload);
   const std::vector<int> dp_group = add_dp_groups(s, l, plan.workload);
   plan.exchanges = add_moe_exchanges(s, plan.moe, l.stage_of_layer,
                                      [&](int stage, int replica) { return l.worker_of(stage, replica); },
                                      moe_layout, plan.workload);
+  plan.cp = add_cp_exchanges(s, l.pp, [&](int stage, int replica) { return l.worker_of(stage, replica); },
+                             plan.workload);
   add_tied_embedding(plan, s);
   const auto sync = make_gradient_sync(s, moe_layout);
   for (int stage = 0; stage < l.pp; ++stage)

@@ -19,7 +19,7 @@ class WorkerEmitter {
                                 [&](int stage) { return l.worker_of(stage, replica_); },
                                 plan_.offload_cost,
                                 [&](int key) -> const std::vector<int>& {
-                                  return plan_.exchanges.of(sp_.stage, replica_, key);
+                                  return plan_.exchange_specs(sp_.stage, replica_, key);
                                 }};
     append_pipeline_ops(
         ops_, sp_.stage, sp_.order, schedule, wiring,
@@ -74,7 +74,7 @@ class WorkerEmitter {
 void emit_training(TrainingPlan& plan, const strategy::PipelineSchedule& schedule) {
   const TrainingLayout& l = plan.layout;
   for (const StagePlan& sp : plan.stages)
-    for (int r = 0; r < l.dp; ++r) {
+    for (int r = 0; r < l.replicas; ++r) {
       WorkerEmitter emitter(plan, sp, r, plan.workload.workers[l.worker_of(sp.stage, r)]);
       for (int it = 0; it < plan.workload.iterations; ++it) emitter.iteration(it, schedule);
     }

@@ -52,8 +52,9 @@ TEST(Precision, BytesPeakKeyAndKindFromTheOneTable) {
   EXPECT_EQ(model::precision_kind(Precision::Tf32), model::PrecisionKind::ComputeOnly);
   EXPECT_EQ(model::precision_kind(Precision::Mxfp8), model::PrecisionKind::BlockScaled);
   EXPECT_EQ(model::precision_kind(Precision::Bf16), model::PrecisionKind::Storage);
-  EXPECT_EQ(model::gradient_bytes_per_param(Precision::Bf16), 4);  // fp32 main gradients
-  EXPECT_EQ(model::gradient_bytes_per_param(Precision::Fp16), 2);
+  EXPECT_EQ(model::gradient_bytes_per_param(Precision::Bf16, true), 4);  // fp32 main gradients
+  EXPECT_EQ(model::gradient_bytes_per_param(Precision::Bf16, false), 2);  // reduced in bf16
+  EXPECT_EQ(model::gradient_bytes_per_param(Precision::Fp16, true), 2);
   const auto e = test::error_of([] { model::precision_from_name("fp12", "/serving/precision"); });
   EXPECT_EQ(e.path(), "/serving/precision");
 }

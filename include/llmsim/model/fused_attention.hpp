@@ -11,6 +11,13 @@
 //             kernel, then dV, dP, dQ, dK; the FlashAttention benchmarks count the backward as 2.5x the
 //             forward: Dao-AILab/flash-attention benchmarks/benchmark_flash_attention.py, flops()), 2x the
 //             forward bytes (reads Q, K, V, O, dO and the logsumexp, writes dQ, dK, dV; FA2 Algorithm 2)
+// Context parallelism (cp > 1, s = seq_len / cp tokens per rank; Liu et al. 2023, Ring Attention; Jacobs et al.
+// 2023, DeepSpeed-Ulysses): each rank does 1/cp of the causal work, 4 b (a/t) s^2 d cp / 2 FLOPs.
+//   ring     cp blocks of s queries x s keys (with the 2cp-chunk pairing every rank gets the same share of the
+//            causal triangle; Megatron-Core/TE), so the efficiency curve is read at s; K and V of all cp chunks
+//            are read once each: the kv term of the bytes is x cp
+//   ulysses  the whole sequence for a/(t cp) heads after the all-to-all: the curve is read at s cp; the same
+//            bytes as without cp per rank
 // Time: t = max(F / (P e_f(s)), B / (W e_mem)) + o with e_f(s) = e_max s / (s + s_half), forward and backward
 // each with their own (e_max, s_half): hardware.calibration.flash_* (hardware/compute_model.hpp).
 #include "llmsim/model/transformer.hpp"

@@ -52,9 +52,10 @@ bool has_peak(const scenario::Hardware& hw, Precision p);
 double peak_flops(const scenario::Hardware& hw, Precision p, const std::string& path);
 
 /// Bytes per parameter of the gradients that data parallelism reduces when training in `training`: fp32 for
-/// bf16 (Megatron's main_grad accumulates bf16 gradients in fp32, also under an FP8 recipe), else the training
-/// precision's storage (fp16 with fp16 gradients, as the Table 1 calibration assumes).
-double gradient_bytes_per_param(Precision training);
+/// bf16 with `fp32_main_grads` (training.grad_reduce_in_fp32: Megatron's main_grad accumulates bf16 gradients in
+/// fp32, also under an FP8 recipe; NeMo's performance recipes turn it off), else the training precision's
+/// storage (fp16 with fp16 gradients, as the Table 1 calibration assumes).
+double gradient_bytes_per_param(Precision training, bool fp32_main_grads);
 
 /// FP8 training recipes of NVIDIA Transformer Engine (transformer_engine.common.recipe), `training.fp8`:
 ///   none          no FP8: every GEMM in training.precision

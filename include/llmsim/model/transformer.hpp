@@ -43,9 +43,13 @@ Kernel gemm(const std::string& name, Category c, double batch, double m, double 
 /// A kernel that only moves `bytes`.
 Kernel elementwise(const std::string& name, Category c, double bytes);
 
-/// Shape of the work one tensor-parallel rank does for one micro-batch.
+/// Shape of the work one tensor-parallel rank does for one micro-batch. With context parallelism (cp > 1) a
+/// rank holds s = seq_len / cp tokens of each sequence (its linear layers and norms run on them); its fused
+/// attention kernel attends over the whole sequence (model/fused_attention.hpp).
 struct LayerShape {
   double b = 1, s = 1, h = 1, a = 1, kv = 1, f = 1, t = 1, vocab = 1, d = 1;  ///< d: head dimension
+  double cp = 1;                          ///< parallelism.cp
+  bool ulysses = false;                   ///< parallelism.cp_variant "ulysses" (else ring attention)
   bool swiglu = false;
   bool sequence_parallel = false;
   Precision precision = Precision::Bf16;  ///< training.precision (serving.precision for serving)

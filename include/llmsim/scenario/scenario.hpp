@@ -101,6 +101,11 @@ struct Parallelism {
   std::string tp_variant = "megatron";  ///< megatron | fal | fal+ (collective counts in workload/training.hpp)
   int last_stage_layers = 0;            ///< layers of the last stage ("auto" resolves to layers / pp)
   std::string tp_comm_overlap = "none";  ///< none | wgrad | pipelined (workload/chunk_passes.hpp)
+  std::string cp_variant = "ring";       ///< ring | ulysses (workload/context_parallel.hpp)
+  std::string rank_order = "tp-cp-dp-pp";  ///< rank numbering, fastest first (workload/training.hpp)
+  /// Ranks holding the same parameters: a gradient is reduced, and ZeRO shards, over dp * cp of them
+  /// (Megatron-Core's data-parallel group with context parallelism).
+  int dp_cp() const { return dp * cp; }
 };
 
 struct Training {
@@ -114,6 +119,7 @@ struct Training {
   std::string recompute = "none";  ///< none | selective | full
   int zero_stage = 0;  ///< 0: none; 1: optimizer states, 2: + gradients, 3: + weights sharded over dp
   bool overlap_grad_reduce = true;     ///< dp all-reduce of a bucket starts as soon as its gradients are final
+  bool grad_reduce_in_fp32 = true;     ///< bf16 gradients kept and reduced in fp32 (model/precision.hpp)
   double grad_bucket_bytes = 0;
   bool scatter_gather_p2p = true;      ///< Megatron's scatter/gather of inter-stage activations over tp ranks
   int micro_batches_per_pipeline(int dp) const { return global_batch / (micro_batch * dp); }
@@ -180,11 +186,20 @@ struct Output {
   bool events_csv = false;        ///< also write events.csv (the traced events as a table)
 };
 
+/// The training software (configs/software/, docs/software.md): its kernel choices are already in the sections;
+/// its efficiency multipliers are already applied to hardware.calibration (the device's efficiencies are those
+/// under the software its calibration table ran, whose multipliers are 1).
+struct Software {
+  std::string name;
+  double matmul = 1, memory = 1, attention = 1;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
   std::string kind = "training";
   Hardware hardware;
+  Software software;  ///< training kinds; empty name for serving
   Cluster cluster;
   Model model;
   Parallelism parallelism;

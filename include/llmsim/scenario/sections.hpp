@@ -16,6 +16,9 @@ FieldList output_fields();      ///< trace options
 FieldList faults_fields();      ///< failure horizon and sampling (the process is a family, added by the loader)
 /// Serving settings (kind "serving"); workload, scheduler and router are families added by the loader.
 FieldList serving_fields();
+/// Software preset (configs/software/): name, sources and efficiency multipliers; its "defaults" are applied
+/// by the loader before validation (scenario/software.hpp).
+FieldList software_fields();
 
 /// Sections that may name a preset ("preset": "<name>" or the bare name as a string) and the configs/
 /// sub-folder holding those presets.
@@ -24,6 +27,8 @@ struct PresetSection {
   const char* folder;
 };
 const std::vector<PresetSection>& preset_sections();
+/// The software preset of a training scenario without a "software" section.
+inline constexpr const char* kDefaultSoftware = "megatron-2021";
 
 // The accessors below are defined in loader.cpp; with the families (families.hpp) the loader builds its checks
 // from them and `llmsim schema` (scenario/reference.hpp) prints them.

@@ -26,6 +26,12 @@
 //              no wgrad to hide behind (why ZB-V exposes twice the tp communication, STP README table);
 //   pipelined  a unit's collective C and its GEMMs G are cut into n = tp pieces and pipelined (Wang et al.,
 //              ASPLOS'23, Sec. 4): together (n-1)/n*max(G, C) + (G + C)/n, so C is exposed by that minus G.
+// Context parallelism (parallelism.cp > 1, workload/context_parallel.hpp) splits the attention unit in three:
+// [norm, QKV] (its input-gradient AR backward), the attention core, [projection, dropout + residual] -> AR.
+//   ring     the core's KV exchange starts before it and runs beside its first (cp-1)/cp; its last 1/cp waits
+//            for the exchange (the backward likewise with the KV + dKV exchange), so the pass takes
+//            max(core, core/cp + exchange): ring attention's double-buffered steps (Liu et al. 2023, Sec. 3)
+//   ulysses  Q, K, V all-to-all after QKV, the output's all-to-all after the core; the backward mirrors them
 // A pass that runs alone takes its fused cost; a braided pair (strategy::PipelineTask::braided) runs the
 // segments of two passes alternately so each collective overlaps the other pass's compute.
 #include <vector>
@@ -48,6 +54,9 @@ struct Segment {
   /// A pipelined MoE part (strategies.moe_pipeline): the segment runs `repeat` times, once per chunk of the
   /// tokens; the exchange before it is queued `repeat` times and each run waits for its own chunk.
   int repeat = 1;
+  /// The exchange runs beside the next segment of the chain, which does not wait for it; the segment after
+  /// that does (ring attention's KV pass beside the attention kernels, workload/context_parallel.hpp).
+  bool overlapped = false;
   /// With MoeLayout::gradient_chunk_bytes > 0: the gradients of model layer `gradients_of_layer` are final once
   /// this (weight-gradient) segment has run; -1 otherwise.
   int gradients_of_layer = -1;

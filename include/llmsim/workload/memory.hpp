@@ -1,5 +1,8 @@
 #pragma once
 // Per-GPU training memory (bytes), a first model refined by the memory-model issue:
+// ZeRO shards over the dp * cp ranks holding the same parameters (Parallelism::dp_cp); s is a rank's tokens per
+// sequence, seq_len / cp with context parallelism (ring attention's two in-flight KV chunks and Ulysses'
+// head-sharded Q, K, V are transient buffers of one layer, not kept: not counted).
 //   weights    P * e  / (dp with ZeRO-3)      (e = bytes of training.precision, model/precision.hpp: 2 for
 //                                              bf16/fp16, 4 for fp32/tf32)
 //              + under an FP8 recipe the cached FP8 weights of the linear layers and their transposes

@@ -1,5 +1,5 @@
 #pragma once
-// The network side of expert parallelism: an expert-parallel group is ep consecutive data-parallel replicas
+// The network side of expert parallelism: an expert-parallel group is ep consecutive data-parallel replicas (of one cp rank)
 // of a stage (Megatron's rank order keeps them in a node while ep*tp <= gpus per node). Each MoE layer has
 // four all-to-all-v exchanges among the group's workers, with the per-destination byte matrix of its routing
 // (moe/traffic.hpp): dispatch sends each token copy's hidden vector (h elements) from its source to the

@@ -15,8 +15,10 @@ namespace llmsim::workload {
 
 /// Where time goes, per GPU (summary.json "time_breakdown_s").
 /// Offload: waiting for data from off-chip memory (activations copied back from the host, weights from DRAM).
-/// EpComm: waiting for MoE all-to-all exchanges.
-enum class TimeCategory { Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, EpComm, Optimizer, Offload, Idle, Count };
+/// EpComm: waiting for MoE all-to-all exchanges; CpComm: waiting for context-parallel exchanges.
+enum class TimeCategory {
+  Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, EpComm, CpComm, Optimizer, Offload, Idle, Count
+};
 constexpr int kTimeCategories = static_cast<int>(TimeCategory::Count);
 const char* time_category_name(TimeCategory c);
 using TimeBreakdown = std::array<double, kTimeCategories>;

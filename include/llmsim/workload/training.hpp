@@ -27,7 +27,9 @@
 // stage 3 keeps them sharded and all-gathers a chunk's parameters before each of its forward and backward
 // blocks (blocking: prefetch overlap is not modelled). With tied embeddings and pp > 1
 // the embedding gradient is all-reduced between the first and last stage.
-// Rank order is Megatron's: tp fastest, then dp, then pp.
+// Context parallelism (cp > 1): workload/context_parallel.hpp; each stage has dp * cp replicas, gradients are
+// reduced over all of them. Rank order: parallelism.rank_order (tp fastest; Megatron-Core's default
+// tp-cp-dp-pp, which without cp is Megatron's tp, dp, pp).
 #include <memory>
 #include <vector>
 
@@ -35,6 +37,7 @@
 #include "llmsim/scenario/scenario.hpp"
 #include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/workload/chunk_passes.hpp"
+#include "llmsim/workload/context_parallel.hpp"
 #include "llmsim/workload/gradient_sync.hpp"
 #include "llmsim/workload/memory.hpp"
 #include "llmsim/workload/moe_exchanges.hpp"
@@ -44,17 +47,19 @@
 
 namespace llmsim::workload {
 
-/// Where the model and the ranks are: pp stages of v local chunks each (pp * v global model chunks), dp
-/// replicas of each stage, one worker per (stage, replica) in Megatron's rank order (tp fastest, then dp, then
-/// pp), ep consecutive replicas forming an expert-parallel group.
+/// Where the model and the ranks are: pp stages of v local chunks each (pp * v global model chunks), dp * cp
+/// replicas of each stage (replica c * dp + d: cp rank c, data-parallel index d), one worker per (stage,
+/// replica) placed by parallelism.rank_order, ep consecutive replicas (same cp rank) forming an
+/// expert-parallel group.
 struct TrainingLayout {
-  int pp = 1, dp = 1, tp = 1, ep = 1, v = 1, chunks = 1;
+  int pp = 1, dp = 1, tp = 1, ep = 1, v = 1, chunks = 1, cp = 1;
+  int replicas = 1;                 ///< dp * cp per stage
   std::vector<int> layers_of;       ///< [global chunk] transformer layers
   std::vector<int> first_layer_of;  ///< [global chunk] model layer index of its first layer
   std::vector<int> owner;           ///< [global chunk] stage holding it
   std::vector<int> stage_of_layer;  ///< [model layer] stage holding it
   std::vector<std::vector<int>> chunk_of;  ///< [stage][local chunk] global chunk
-  int worker_of(int stage, int replica) const { return stage * dp + replica; }
+  int worker_of(int stage, int replica) const { return stage * replicas + replica; }
 };
 
 struct StagePlan {
@@ -82,7 +87,12 @@ struct TrainingPlan {
   std::vector<int> offload_cost;                 ///< [global chunk] ComputeCost of an activation copy to host
   std::shared_ptr<const ActivationExchange> activations;  ///< between pipeline stages
   MoeExchanges exchanges;
+  CpExchanges cp;
   std::vector<int> tied_embedding;  ///< [replica] CollectiveSpec of the tied-embedding all-reduce, -1 none
+  /// The specs of exchange `key` (a MoE or a context-parallel key, chunk_passes.hpp) of `replica` on `stage`.
+  const std::vector<int>& exchange_specs(int stage, int replica, int key) const {
+    return is_cp_exchange_key(key) ? cp.of(stage, replica, key) : exchanges.of(stage, replica, key);
+  }
 };
 
 /// The plan of `s` with its strategies; workers without ops. Throws ScenarioError when

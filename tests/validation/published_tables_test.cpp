@@ -1,0 +1,72 @@
+// Published training tables beyond Megatron-LM Table 1, each run on the one calibration of its hardware preset
+// (docs/calibration.md): mean absolute error of tokens/s per GPU at most 5%, every row within 10% (issue 16).
+// The rows' scenarios and the published values come from tools/make_validation_scenarios.py
+// (scenarios/validation/<table>/rows.csv).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "../support/scenarios.hpp"
+
+namespace {
+
+struct Row {
+  std::string scenario;
+  double published;
+};
+
+std::vector<Row> rows_of(const std::string& table) {
+  std::ifstream in(llmsim::test::source_path("scenarios/validation/" + table + "/rows.csv"));
+  std::vector<Row> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    const auto comma = line.find(',');
+    rows.push_back({line.substr(0, comma), std::stod(line.substr(comma + 1))});
+  }
+  return rows;
+}
+
+/// Simulated tokens/s per GPU of each row, relative error against the published value.
+std::vector<double> errors_of(const std::string& table, size_t expected_rows) {
+  const auto rows = rows_of(table);
+  EXPECT_EQ(rows.size(), expected_rows);
+  char dir_template[] = "/tmp/llmsim-table-XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  std::vector<double> errors;
+  for (const auto& r : rows) {
+    const std::string out = dir + "/" + r.scenario;
+    const std::string cmd = std::string(LLMSIM_BINARY) + " run " +
+                            llmsim::test::source_path("scenarios/validation/" + table + "/" + r.scenario) + " --out " +
+                            out + " --log-level warn > /dev/null";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(out + "/summary.json");
+    const auto summary = nlohmann::json::parse(in);
+    const double simulated = summary["tokens_per_s_per_gpu"].get<double>();
+    errors.push_back((simulated - r.published) / r.published);
+    EXPECT_LE(std::fabs(errors.back()), 0.10) << r.scenario << ": simulated " << simulated << " vs " << r.published;
+  }
+  std::system(("rm -rf " + dir).c_str());
+  return errors;
+}
+
+double mean_abs(const std::vector<double>& e) {
+  double sum = 0;
+  for (double x : e) sum += std::fabs(x);
+  return e.empty() ? 0 : sum / e.size();
+}
+
+TEST(PublishedTables, NeMo2407OnH100WithinFivePercentMeanAndTenPercentEachRow) {
+  EXPECT_LE(mean_abs(errors_of("nemo-24.07-h100", 12)), 0.05);
+}
+
+}  // namespace
