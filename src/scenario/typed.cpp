@@ -366,8 +366,8 @@ void check_cross_fields(const Scenario& s) {
   if (m.layers < p.pp)
     throw ScenarioError("/parallelism/pp", "pp " + str(p.pp) + " exceeds the " + str(m.layers) + " layers");
   if (p.tp > s.cluster.gpus_per_node)
-    throw ScenarioError("/parallelism/tp", "tp " + str(p.tp) + " spans more than one node (gpus_per_node = " +
-                                               str(s.cluster.gpus_per_node) + "); tp must be <= gpus_per_node");
+    throw ScenarioError("/parallelism/tp", "tp " + str(p.tp) + " spans more than one NVLink domain (cluster.gpus_per_node = " +
+                                               str(s.cluster.gpus_per_node) + " GPUs per node); tp must be <= gpus_per_node");
   if (s.cluster.gpus_per_node % p.tp != 0)
     throw ScenarioError("/parallelism/tp", "tp " + str(p.tp) + " must divide gpus_per_node " +
                                                str(s.cluster.gpus_per_node) + " so tp groups do not straddle nodes");
