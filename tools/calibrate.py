@@ -49,7 +49,8 @@ def simulate(llmsim, scenario, overrides, out, metric):
     for k, v in overrides.items():
         cmd += ["--set", f"hardware.calibration.{k}={v}"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return json.load(open(os.path.join(out, "summary.json")))[metric]
+    summary = json.load(open(os.path.join(out, "summary.json")))
+    return None if summary["status"] == "oom" else summary[metric]  # a row that does not fit is left out
 
 
 def main():
@@ -58,6 +59,7 @@ def main():
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
     ap.add_argument("--fit", default="matmul_efficiency,matmul_half_dim,memory_efficiency")
     ap.add_argument("--start", default="", help="comma-separated start values (default: the preset's)")
+    ap.add_argument("--maxfev", type=int, default=80, help="most objective evaluations")
     args = ap.parse_args()
     names = args.fit.split(",")
     rows, hardware, metric = TABLES[args.table]
@@ -70,7 +72,7 @@ def main():
         ov = {n: min(max(v, BOUNDS[n][0]), BOUNDS[n][1]) for n, v in zip(names, x)}
         with ThreadPoolExecutor(2) as pool:
             sims = list(pool.map(lambda i: simulate(args.llmsim, data[i][0], ov, f"{tmp}/{i}", metric), range(len(data))))
-        return ov, [(s - pub) / pub for s, (_, pub) in zip(sims, data)]
+        return ov, [(s - pub) / pub for s, (_, pub) in zip(sims, data) if s is not None]
 
     def objective(x):
         ov, errs = errors(x)
@@ -79,7 +81,7 @@ def main():
               flush=True)
         return mse
 
-    res = minimize(objective, x0, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-6, "maxfev": 80})
+    res = minimize(objective, x0, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-6, "maxfev": args.maxfev})
     ov, errs = errors(res.x)
     print("fitted:", json.dumps(ov))
     print("errors per row (%):", [round(100 * e, 2) for e in errs])

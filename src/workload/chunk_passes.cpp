@@ -58,7 +58,14 @@ std::vector<Unit> attention_units(const model::LayerShape& x, const Kernels& att
     return {{"attention qkv", pre, false, true, key(CpExchange::UlyssesIn), -1},
             {"attention core", {*core}, false, false, key(CpExchange::UlyssesOut), key(CpExchange::UlyssesInGrad)},
             {"attention out", post, true, false, -1, key(CpExchange::UlyssesOutGrad)}};
-  Unit ring{"attention core", {*core}, false, false};
+  // Ring attention merges each step's partial output into the running one with its logsumexp (Transformer
+  // Engine's flash_attn_fwd_out_correction): per step it reads the step's output (2 bytes per element) and reads
+  // and writes the fp32 accumulator (8 bytes) of this rank's b (s/cp) (a/t) d outputs; the backward's dQ
+  // accumulation is that kernel's backward (element-wise: 1.5x its bytes).
+  const double outputs = x.b * x.s * (x.a / x.t) * x.d;
+  const Kernels corrected = {*core, model::elementwise("ring_out_correction", model::Category::Attention,
+                                                       x.cp * 10 * outputs)};
+  Unit ring{"attention core", corrected, false, false};
   ring.ring_forward = key(CpExchange::RingForward), ring.ring_backward = key(CpExchange::RingBackward);
   ring.ring_share = (x.cp - 1) / x.cp;
   return {{"attention qkv", pre, false, true}, ring, {"attention out", post, true, false}};
