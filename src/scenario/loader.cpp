@@ -136,7 +136,10 @@ void apply_software_defaults(json& raw) {
   for (const auto& [section, fields] : defaults.items()) {
     if (!fields.is_object() || (section != "training" && section != "parallelism"))
       throw ScenarioError("/software/defaults/" + section, "expected training or parallelism, each an object of fields");
-    if (raw.contains(section) && !raw[section].is_object()) continue;  // the schema reports it
+    // The schema reports a section that is not an object, or the required training section missing; the
+    // parallelism section is optional (all its fields have defaults).
+    if ((raw.contains(section) && !raw[section].is_object()) || (!raw.contains(section) && section == "training"))
+      continue;
     for (const auto& [key, value] : fields.items())
       if (!raw[section].contains(key)) raw[section][key] = value;
   }

@@ -59,7 +59,8 @@ FieldList top_level_fields() {
       Field::object("hardware", {}, "device preset name or object (configs/hardware/)"),
       Field::object("software", {}, "training software preset name or object (configs/software/; default "
                                     "megatron-2021): its kernel choices are the defaults of the fields it names, "
-                                    "its multipliers scale the device's efficiencies (docs/software.md)"),
+                                    "its multipliers scale the device's efficiencies (docs/software.md)")
+          .with_default(kDefaultSoftware),
       Field::object("cluster", {}, "cluster shape and network (configs/topologies/)"),
       Field::object("model", {}, "model preset name or object (configs/models/)"),
       section("parallelism", "tp, pp, dp, cp"),
