@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "llmsim/scenario/engine_preset.hpp"
 #include "llmsim/scenario/field_json.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/scenario/typed.hpp"
@@ -222,6 +223,7 @@ Scenario resolve(json raw, const std::string& source_dir) {
   if (const auto at = find_null(raw); !at.empty())
     throw ScenarioError(at, "null is not a value (leave the key out to take its default)");
   expand_presets(raw);
+  expand_engine(raw);  // after the hardware preset: an engine's fit is per hardware
   const FieldList fields = scenario_fields(raw);
   apply_schema(raw, "", fields);
   fill_derived_defaults(raw);
