@@ -32,9 +32,11 @@ std::vector<Kernel> ffn(const LayerShape& x, double batch, double tokens, double
 }
 
 std::vector<Kernel> moe_ffn(const LayerShape& x, double T, const InferenceMoe& moe) {
-  const double n = active_experts(moe, T);
-  std::vector<Kernel> out = {gemm("router", Category::Gemm, 1, T, moe.experts, x.h, x.precision)};
+  const double n = active_experts(moe, T), e = x.bytes_per_element(), routed = T * moe.top_k * x.h;
+  std::vector<Kernel> out = {gemm("router", Category::Gemm, 1, T, moe.experts, x.h, x.precision),
+                             elementwise("moe_permute", Category::Elementwise, e * (T * x.h + routed))};
   for (auto& k : ffn(x, n, T * moe.top_k / n, moe.expert_f)) out.push_back(k);
+  out.push_back(elementwise("moe_finalize", Category::Elementwise, e * (routed + T * x.h)));
   return out;
 }
 }  // namespace

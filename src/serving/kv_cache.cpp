@@ -28,7 +28,7 @@ KvGeometry kv_geometry(const scenario::Scenario& s, int max_batched_tokens, int 
   g.block_size = s.serving.kv_cache.block_size;
   g.bytes_per_token = stage_layers * model::kv_bytes_per_token_layer(x);
   g.block_bytes = g.block_size * g.bytes_per_token;
-  g.weight_bytes = e * (stage_params + edge) / t;
+  g.weight_bytes = (e * stage_params + model::bytes_per_element(edge_precision(x.precision)) * edge) / t;
   const double T = max_batched_tokens;
   g.activation_bytes = T * e * (2 * x.h + (x.a / t + 2 * std::max(1.0, x.kv / t)) * x.d + 2 * x.f / t) +
                        double(max_batch_size) * 4 * x.vocab / t;

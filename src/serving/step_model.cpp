@@ -1,8 +1,13 @@
 #include "llmsim/serving/step_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace llmsim::serving {
+
+model::Precision edge_precision(model::Precision p) {
+  return model::bytes_per_element(p) < 2 ? model::Precision::Bf16 : p;
+}
 
 model::LayerShape serving_shape(const scenario::Scenario& s) {
   model::LayerShape x;
@@ -34,6 +39,8 @@ StepModel::StepModel(const scenario::Scenario& s)
     : cm_(serving_hardware(s)), x_(serving_shape(s)), engine_(s.serving.engine),
       tree_levels_(std::ceil(std::log2(static_cast<double>(s.parallelism.tp)))), layers_(s.model.layers),
       stages_(s.parallelism.pp) {
+  x_edge_ = x_;
+  x_edge_.precision = edge_precision(x_.precision);
   const auto& moe = s.model.moe;
   for (int l = 0; l < layers_; ++l) moe_layers_ += moe.is_moe_layer(l);
   moe_ = {double(moe.experts), double(moe.top_k), double(moe.expert_ffn_hidden)};
@@ -62,14 +69,16 @@ double StepModel::tp_all_reduce(double bytes) const {
 }
 
 double StepModel::step_time(const model::InferenceStep& st, int sequences) const {
-  const double activation = st.tokens() * x_.h * x_.bytes_per_element();
+  // FP8 and INT8 GEMMs write 16-bit outputs: what the all-reduces and stage sends carry is never narrower.
+  const double activation = st.tokens() * x_.h * std::max(2.0, x_.bytes_per_element());
   const double collectives = 2 * tp_all_reduce(activation);
   const double dense = moe_layers_ < layers_ ? kernels_time(model::inference_layer(x_, st)) + collectives : 0;
   const double moe = moe_layers_ > 0 ? kernels_time(model::inference_layer(x_, st, moe_)) + collectives : 0;
   const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
   const double engine = engine_.step_overhead + engine_.sequence_overhead * sequences +
                         2 * layers_ * engine_.collective_hop * tree_levels_;
-  return (layers_ - moe_layers_) * dense + moe_layers_ * moe + kernels_time(model::inference_embedding(x_, st)) + kernels_time(model::inference_head(x_, st)) +
+  return (layers_ - moe_layers_) * dense + moe_layers_ * moe + kernels_time(model::inference_embedding(x_edge_, st)) +
+         kernels_time(model::inference_head(x_edge_, st)) +
          sends + engine;
 }
 

@@ -12,7 +12,8 @@
 //   MoE FFN (InferenceMoe, experts split over tp as TensorRT-LLM's default MoE tensor parallelism): a router GEMM
 //     of T x E x h, then the experts the T tokens reach: with uniform routing of top_k of E experts per token,
 //     n = E (1 - (1 - top_k/E)^T) distinct experts are expected, each a GEMM of T top_k / n tokens that reads
-//     that expert's weights once (so a decode step reads every expert's weights once T is large enough).
+//     that expert's weights once (so a decode step reads every expert's weights once T is large enough); the
+//     tokens are copied to their experts' order before (T h read, T top_k h written) and summed back after.
 #include <vector>
 
 #include "llmsim/model/transformer.hpp"

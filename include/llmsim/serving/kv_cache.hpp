@@ -7,7 +7,8 @@
 //   blocks = floor(memory_utilization * (HBM - weights - activations) / (block_size * bytes per token))
 //            ("free", TensorRT-LLM's kv_cache_free_gpu_mem_fraction)
 // weights = the parameters one GPU of the replica holds (model/transformer.hpp counts, every expert of a MoE
-// layer split over tp, embeddings on the first stage, head on the last: the stage with the most counts), activations = the peak of one forward pass of
+// layer split over tp, embeddings on the first stage, head on the last in edge_precision (step_model.hpp): the
+// stage with the most counts), activations = the peak of one forward pass of
 // max_batched_tokens tokens: T * e * (2h + (h + 2 kv d)/tp + 2 f/tp) (input and residual, QKV, gate and up
 // projections of the widest layer) plus the fp32 logits of max_batch_size sampled tokens, b * 4 V / tp.
 #include <string>

@@ -2,7 +2,7 @@
 // Time of one forward step of a serving replica (tp x pp GPUs), from the compute model (hardware/compute_model.hpp,
 // calibrated once per device) and the collective library:
 //   step = sum over the pp stages of [ layers_of_stage * (sum of inference_layer kernel times + 2 tp all-reduces of
-//          T h e bytes) ] (a MoE layer with its experts' FFN, model/inference.hpp) + embedding (first stage) + head (last stage) + (pp - 1) sends of T h e bytes between
+//          T h max(2, e) bytes: FP8/INT8 GEMMs write 16-bit activations) ] (a MoE layer with its experts' FFN, model/inference.hpp) + embedding (first stage) + head (last stage) + (pp - 1) sends of T h e bytes between
 //          stages + kernel-launch costs included per kernel
 //        + serving-engine costs: step_overhead + sequence_overhead * sequences + collectives * hop * ceil(log2 tp)
 // (serving.engine, scenario/engine_preset.hpp: fitted per engine and device to published tables, e.g. a 2023
@@ -35,6 +35,7 @@ class StepModel {
   double kernels_time(const std::vector<model::Kernel>& ks) const;
   hardware::ComputeModel cm_;
   model::LayerShape x_;
+  model::LayerShape x_edge_;  ///< embedding and head: edge_precision
   collectives::GroupLayout tp_group_;
   collectives::LinkParams links_;
   double stage_send_bandwidth_ = 0, stage_send_latency_ = 0;  ///< between consecutive pp stages
@@ -48,6 +49,11 @@ class StepModel {
 /// The hardware of a serving replica: its calibration's matmul and memory efficiencies are the serving ones
 /// (hardware.calibration.serving_*, or the training ones where those are 0) times the engine's multipliers.
 scenario::Hardware serving_hardware(const scenario::Scenario& s);
+
+/// The precision of the embedding and the LM head when serving in `p`: FP8 and INT8 quantisation (TensorRT-LLM
+/// with ModelOpt, vLLM) quantises the transformer layers' linear weights only, the embedding table and the LM head
+/// stay 16-bit (bf16); other precisions are kept.
+model::Precision edge_precision(model::Precision p);
 
 /// The layer shape of a serving replica (tp, the model's dimensions, serving.precision).
 model::LayerShape serving_shape(const scenario::Scenario& s);
