@@ -8,10 +8,11 @@ KV of input + output reserved at admission, 95% of the free memory for the KV ca
 the requests whose whole KV fits at once (at least 64), so every row runs WAVES full batches.
 
 Fitted once per GPU, never per row: hardware.calibration.serving_matmul_efficiency and serving_memory_efficiency
-(grid search, then a finer grid around the best) and, at each grid point, the engine's step_overhead_us,
-sequence_overhead_us and collective_hop_us by non-negative least squares of the relative time error. The schedule
-of an offline run does not depend on time, so each row is simulated once per grid point with the engine costs at 0
-and its time with costs is makespan + steps * step + sequences * sequence + 2 * layers * ceil(log2 tp) * steps * hop.
+(grid search) and, at each grid point, the engine's step_overhead_us, sequence_overhead_us, collective_hop_us and
+moe_multiplier by non-negative least squares of the relative time error. The schedule of an offline run does not
+depend on time, so each row is simulated once per grid point with the engine costs at 0 (a MoE row once more with
+moe_multiplier 0.5, which gives its MoE kernels' time K_moe) and its time with costs is makespan + steps * step +
+sequences * sequence + 2 * layers * ceil(log2 tp) * steps * hop + (1 / moe_multiplier - 1) * K_moe.
 
 Usage: tools/calibrate_trtllm.py GPU [--waves N] [--write] [--table]      GPU: H100 or H200
 """
@@ -33,6 +34,7 @@ MODELS = {"LLaMA v3.1 8B": "llama3.1-8b", "LLaMA v3.1 70B": "llama3.1-70b", "LLa
           "Mistral 7B": "mistral-7b", "Mixtral 8x7B": "mixtral-8x7b", "Mixtral 8x22B": "mixtral-8x22b"}
 ENGINE = "tensorrt-llm-0.17"
 COSTS = ("step_overhead_us", "sequence_overhead_us", "collective_hop_us")
+MOE = ("Mixtral 8x7B", "Mixtral 8x22B")
 
 
 def rows(gpu):
@@ -75,22 +77,27 @@ def requests_of(row, gpu, waves):
 
 
 def measure(row, gpu, requests, eff):
-    """(kernel-only makespan [s], steps, sequences over the steps, collective hops, output tokens) of one row."""
+    """(kernel-only makespan [s], steps, sequences over the steps, collective hops, K_moe [s], output tokens)."""
     overrides = {f"serving.engine.{k}": 0 for k in COSTS}
     overrides.update({f"hardware.calibration.serving_{k}_efficiency": v for k, v in eff.items()})
     s = run(row, gpu, requests, overrides)
+    moe = 0.0
+    if row["model"] in MOE:
+        moe = run(row, gpu, requests, dict(overrides, **{"serving.engine.moe_multiplier": 0.5}))["makespan_s"]
+        moe -= s["makespan_s"]
     steps = s["steps"]
     layers = {"llama3.1-8b": 32, "llama3.1-70b": 80, "llama3.1-405b": 126, "mistral-7b": 32, "mixtral-8x7b": 32,
               "mixtral-8x22b": 56}[MODELS[row["model"]]]
     hops = 2 * layers * math.ceil(math.log2(int(row["tp"]))) * steps
-    return s["makespan_s"], steps, s["batch_size"]["mean"] * steps, hops, requests * int(row["osl"])
+    return s["makespan_s"], steps, s["batch_size"]["mean"] * steps, hops, moe, requests * int(row["osl"])
 
 
-def nnls3(a, b):
-    """Least squares of a x = b with x >= 0 over 3 unknowns: the best of every subset of free unknowns."""
+def nnls(a, b):
+    """Least squares of a x = b with x >= 0: the best of every subset of free unknowns."""
+    n = len(a[0])
     best = None
-    for free in itertools.chain.from_iterable(itertools.combinations(range(3), k) for k in range(4)):
-        x = [0.0, 0.0, 0.0]
+    for free in itertools.chain.from_iterable(itertools.combinations(range(n), k) for k in range(n + 1)):
+        x = [0.0] * n
         if free:
             m = [[sum(r[i] * r[j] for r in a) for j in free] for i in free]
             v = [sum(r[i] * y for r, y in zip(a, b)) for i in free]
@@ -99,7 +106,7 @@ def nnls3(a, b):
                 continue
             for i, s in zip(free, sol):
                 x[i] = s
-        res = sum((sum(r[i] * x[i] for i in range(3)) - y) ** 2 for r, y in zip(a, b))
+        res = sum((sum(r[i] * x[i] for i in range(n)) - y) ** 2 for r, y in zip(a, b))
         if best is None or res < best[0]:
             best = (res, x)
     return best[1]
@@ -122,14 +129,15 @@ def solve(m, v):
 
 
 def fit_costs(data, published):
-    """Engine costs [s] minimising the relative time errors, and each row's simulated throughput."""
+    """Engine costs [s] and 1 / moe_multiplier - 1 minimising the relative time errors, and each row's simulated
+    throughput."""
     a, b = [], []
-    for (k, steps, seqs, hops, out), p in zip(data, published):
+    for (k, steps, seqs, hops, moe, out), p in zip(data, published):
         target = out / p
-        a.append([steps / target, seqs / target, hops / target])
+        a.append([steps / target, seqs / target, hops / target, moe / target])
         b.append(1 - k / target)
-    x = nnls3(a, b)
-    sims = [out / (k + x[0] * steps + x[1] * seqs + x[2] * hops) for k, steps, seqs, hops, out in data]
+    x = nnls(a, b)
+    sims = [out / (k + x[0] * steps + x[1] * seqs + x[2] * hops + x[3] * moe) for k, steps, seqs, hops, moe, out in data]
     return x, sims
 
 
@@ -152,7 +160,7 @@ def search(table, gpu, reqs, pool, grid):
         eff = {"matmul": round(mm, 4), "memory": round(mem, 4)}
         mean, worst, x, sims, e = evaluate(table, gpu, reqs, eff, pool)
         print(f"  matmul {eff['matmul']:.3f} memory {eff['memory']:.3f}: mean {100 * mean:.2f}% max {100 * worst:.2f}%"
-              f"  costs {[round(v * 1e6, 2) for v in x]} us", flush=True)
+              f"  costs {[round(v * 1e6, 2) for v in x[:3]]} us, moe_multiplier {1 / (1 + x[3]):.3f}", flush=True)
         if best is None or mean + 0.25 * worst < best[0]:
             best = (mean + 0.25 * worst, eff, x, sims, e, mean, worst)
     return best
@@ -170,7 +178,7 @@ def write(gpu, eff, x):
     eng = json.load(open(path))
     fit = eng["fits"].setdefault(PRESETS[gpu], {})
     fit.update({k: round(v * 1e6, 2) for k, v in zip(COSTS, x)})
-    fit.update({"matmul_multiplier": 1, "memory_multiplier": 1})
+    fit.update({"matmul_multiplier": 1, "memory_multiplier": 1, "moe_multiplier": round(1 / (1 + x[3]), 4)})
     with open(path, "w") as f:
         json.dump(eng, f, indent=2)
         f.write("\n")
@@ -195,17 +203,16 @@ def main():
         elif args.at:
             mm, mem = (float(v) for v in args.at.split(","))
             mean, worst, x, sims, e = evaluate(table, args.gpu, reqs, {"matmul": mm, "memory": mem}, pool)
-            print("costs " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)))
+            print("costs " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +
+                  f", moe_multiplier {1 / (1 + x[3]):.4f}")
+            if args.write:
+                write(args.gpu, {"matmul": mm, "memory": mem}, x)
         else:
-            coarse = [(mm / 100, mem / 100) for mm in range(50, 81, 10) for mem in range(80, 96, 5)]
-            best = search(table, args.gpu, reqs, pool, coarse)
-            m0, e0 = best[1]["matmul"], best[1]["memory"]
-            fine = [(m0 + dm / 100, e0 + de / 100) for dm in (-5, 0, 5) for de in (-2.5, 0, 2.5)
-                    if m0 + dm / 100 <= 1 and e0 + de / 100 <= 1]
-            best = search(table, args.gpu, reqs, pool, fine)
-            _, eff, x, sims, e, mean, worst = best
+            grid = [(mm / 100, mem / 100) for mm in range(60, 81, 10) for mem in range(80, 91, 5)]
+            _, eff, x, sims, e, mean, worst = search(table, args.gpu, reqs, pool, grid)
             print(f"{PRESETS[args.gpu]}: serving_matmul_efficiency {eff['matmul']}, serving_memory_efficiency "
-                  f"{eff['memory']}, " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)))
+                  f"{eff['memory']}, " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +
+                  f", moe_multiplier {1 / (1 + x[3]):.4f}")
             if args.write:
                 write(args.gpu, eff, x)
     print(f"mean |error| {100 * mean:.2f}%, largest {100 * worst:.2f}% over {len(table)} rows")

@@ -31,7 +31,9 @@ std::vector<Kernel> ffn(const LayerShape& x, double batch, double tokens, double
           gemm("ffn_down", Category::Gemm, batch, tokens, x.h, f / x.t, x.precision)};
 }
 
-std::vector<Kernel> moe_ffn(const LayerShape& x, double T, const InferenceMoe& moe) {
+}  // namespace
+
+std::vector<Kernel> inference_moe_ffn(const LayerShape& x, double T, const InferenceMoe& moe) {
   const double n = active_experts(moe, T), e = x.bytes_per_element(), routed = T * moe.top_k * x.h;
   std::vector<Kernel> out = {gemm("router", Category::Gemm, 1, T, moe.experts, x.h, x.precision),
                              elementwise("moe_permute", Category::Elementwise, e * (T * x.h + routed))};
@@ -39,7 +41,6 @@ std::vector<Kernel> moe_ffn(const LayerShape& x, double T, const InferenceMoe& m
   out.push_back(elementwise("moe_finalize", Category::Elementwise, e * (routed + T * x.h)));
   return out;
 }
-}  // namespace
 
 std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st, const InferenceMoe& moe) {
   const double T = st.tokens(), e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
@@ -65,7 +66,7 @@ std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st
   }
   out.push_back(gemm("attn_proj", Category::Gemm, 1, T, x.h, hq * x.d, x.precision));
   out.push_back(elementwise("residual_norm", Category::Elementwise, 4 * e * T * x.h));
-  const auto mlp = moe.experts > 0 ? moe_ffn(x, T, moe) : ffn(x, 1, T, x.f);
+  const auto mlp = moe.experts > 0 ? inference_moe_ffn(x, T, moe) : ffn(x, 1, T, x.f);
   out.insert(out.end(), mlp.begin(), mlp.end());
   out.push_back(elementwise("residual", Category::Elementwise, 3 * e * T * x.h));
   return out;

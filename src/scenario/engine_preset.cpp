@@ -10,7 +10,7 @@ using nlohmann::json;
 namespace {
 
 const std::vector<std::string> kFitted = {"step_overhead_us", "sequence_overhead_us", "collective_hop_us",
-                                          "matmul_multiplier", "memory_multiplier"};
+                                          "matmul_multiplier", "memory_multiplier", "moe_multiplier"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string out;
@@ -84,6 +84,8 @@ FieldList engine_fields() {
       multiplier("matmul_multiplier", "times hardware.calibration.serving_matmul_efficiency (1 under the engine "
                                       "the device's serving table was measured with)"),
       multiplier("memory_multiplier", "times hardware.calibration.serving_memory_efficiency"),
+      multiplier("moe_multiplier", "efficiency of the engine's MoE kernels (router, permutation, grouped expert "
+                                   "GEMMs) relative to its dense kernels; their time is divided by it"),
   };
 }
 

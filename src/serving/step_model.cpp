@@ -73,7 +73,11 @@ double StepModel::step_time(const model::InferenceStep& st, int sequences) const
   const double activation = st.tokens() * x_.h * std::max(2.0, x_.bytes_per_element());
   const double collectives = 2 * tp_all_reduce(activation);
   const double dense = moe_layers_ < layers_ ? kernels_time(model::inference_layer(x_, st)) + collectives : 0;
-  const double moe = moe_layers_ > 0 ? kernels_time(model::inference_layer(x_, st, moe_)) + collectives : 0;
+  // The engine's MoE kernels reach moe_multiplier of the dense kernels' efficiency (their time divided by it).
+  const double moe = moe_layers_ == 0 ? 0
+                                      : kernels_time(model::inference_layer(x_, st, moe_)) + collectives +
+                                            (1 / engine_.moe_multiplier - 1) *
+                                                kernels_time(model::inference_moe_ffn(x_, st.tokens(), moe_));
   const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
   const double engine = engine_.step_overhead + engine_.sequence_overhead * sequences +
                         2 * layers_ * engine_.collective_hop * tree_levels_;

@@ -43,6 +43,8 @@ struct InferenceMoe {
 /// Kernels of one layer for `st` (LayerShape's b and s are ignored; t, h, a, kv, d, f, e are used), with the FFN
 /// of `moe` when it has experts.
 std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st, const InferenceMoe& moe = {});
+/// The MoE FFN part of inference_layer for `tokens` tokens (router, permute, expert GEMMs, finalize).
+std::vector<Kernel> inference_moe_ffn(const LayerShape& x, double tokens, const InferenceMoe& moe);
 /// Expected distinct experts that T tokens reach (formula above); 0 for T = 0.
 double active_experts(const InferenceMoe& moe, double tokens);
 /// Input embedding (first stage): a gather of T rows of h.

@@ -5,12 +5,13 @@
 //                               serving section (a scenario's own value wins; a scheduler naming another member
 //                               replaces the engine's scheduler instead of merging into it)
 //   fits                        per hardware preset name: step_overhead_us, sequence_overhead_us,
-//                               collective_hop_us [us] and matmul_multiplier, memory_multiplier (times the
-//                               device's serving efficiencies, hardware.calibration.serving_*), each fitted to one
+//                               collective_hop_us [us], matmul_multiplier, memory_multiplier (times the
+//                               device's serving efficiencies, hardware.calibration.serving_*) and moe_multiplier
+//                               (its MoE kernels' efficiency relative to its dense ones), each fitted to one
 //                               published table of the engine on that hardware (the source says which)
-// A scenario writes serving.engine as {"name": <preset>, <fields to override>}. The resolved serving.engine is {name, description, source, the five numbers of the scenario's hardware}; the
+// A scenario writes serving.engine as {"name": <preset>, <fields to override>}. The resolved serving.engine is {name, description, source, the six numbers of the scenario's hardware}; the
 // scenario may override any of them. An engine without a fit for the scenario's hardware is an error at
-// /serving/engine unless the scenario sets all five numbers. No serving.engine: kDefaultEngine.
+// /serving/engine unless the scenario sets all six numbers. No serving.engine: kDefaultEngine.
 #include <nlohmann/json.hpp>
 
 #include "llmsim/scenario/schema.hpp"

@@ -155,6 +155,7 @@ struct Engine {
   double collective_hop = 0;     ///< [s] per tp collective and tree level (log2 tp) beyond the wire time
   double matmul_multiplier = 1;  ///< times hardware.calibration.serving_matmul_efficiency
   double memory_multiplier = 1;  ///< times hardware.calibration.serving_memory_efficiency
+  double moe_multiplier = 1;     ///< the engine's MoE kernels' efficiency relative to its dense ones
 };
 
 struct Serving {
