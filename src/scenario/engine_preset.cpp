@@ -35,7 +35,8 @@ json engine_values(const json& preset, const json& own, const std::string& hardw
   json out = {{"name", own["name"]}, {"description", preset.value("description", "")},
               {"source", preset.value("source", "")}};
   if (fits.contains(hardware)) out.merge_patch(fits[hardware]);
-  out.merge_patch(own);
+  for (const auto& [key, value] : own.items())
+    if (value != json("auto")) out[key] = value;  // "auto": the engine's fit
   for (const auto& key : kFitted) {
     if (out.contains(key)) continue;
     std::vector<std::string> fitted;
@@ -68,11 +69,12 @@ void apply_defaults(json& serving, const json& defaults) {
 }  // namespace
 
 FieldList engine_fields() {
+  // "auto" (the default): the engine's fit on the scenario's hardware, filled in by expand_engine.
   auto cost = [](const char* key, const char* help) {
-    return Field::number(key, "us", help).at_least(0).at_most(1e6);
+    return Field::number(key, "us", help).at_least(0).at_most(1e6).or_auto().with_default("auto");
   };
   auto multiplier = [](const char* key, const char* help) {
-    return Field::number(key, "factor", help).above(0).at_most(10);
+    return Field::number(key, "factor", help).above(0).at_most(10).or_auto().with_default("auto");
   };
   return {
       Field::choice("name", list_presets("engines"), "engine preset (configs/engines/)").with_default(kDefaultEngine),

@@ -47,12 +47,15 @@ TEST(Engine, TensorRtLlmBringsItsSchedulerAndKvCacheUnderTheScenariosValues) {
   j["serving"]["kv_cache"] = {{"block_size", 32}};
   j["serving"]["scheduler"] = {{"name", "sarathi"}, {"chunk_size", 1024}};
   j["serving"]["engine"]["step_overhead_us"] = 123;
+  j["serving"]["engine"]["collective_hop_us"] = "auto";
   s = llmsim::test::serving_scenario(j);
   EXPECT_EQ(s.serving.kv_cache.block_size, 32);
   EXPECT_DOUBLE_EQ(s.serving.kv_cache.memory_utilization, d["kv_cache"]["memory_utilization"].get<double>());
   EXPECT_EQ(s.serving.scheduler.name, "sarathi");
   EXPECT_EQ(s.serving.scheduler.params.integer("chunk_size"), 1024);
   EXPECT_DOUBLE_EQ(s.serving.engine.step_overhead, 123e-6);
+  const json fit = preset("tensorrt-llm-0.17")["fits"]["H100-SXM5-80GB"];
+  EXPECT_DOUBLE_EQ(s.serving.engine.collective_hop, fit["collective_hop_us"].get<double>() * 1e-6);
 }
 
 TEST(Engine, OfflineRequestsAllArriveAtZeroWithTheirLengths) {
@@ -76,7 +79,7 @@ class EngineCli : public llmsim::test::Cli {
 
 TEST_F(EngineCli, BadInputNamesItsPath) {
   expect_error(offline("H100-SXM5-80GB", {{"name", "tensorrt-llm"}}, kWorkload),
-               "/serving/engine/name: unknown preset \"tensorrt-llm\"; did you mean \"tensorrt-llm-0.17\"?");
+               "/serving/engine/name: unknown preset \"tensorrt-llm\" (one of: tensorrt-llm-0.17, vllm-2023)");
   expect_error(offline("H100-SXM5-80GB", "tensorrt-llm-0.17", kWorkload), "/serving/engine: expected an object");
   expect_error(offline("A100-SXM4-80GB", kTrt, kWorkload),
                "/serving/engine: the tensorrt-llm-0.17 engine has no fit on A100-SXM4-80GB (it is fitted on: ");
