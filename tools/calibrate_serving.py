@@ -1,12 +1,13 @@
 #!/usr/bin/python3
-"""Fits the serving-engine costs of a hardware preset (calibration.serving_step_overhead_us,
-serving_sequence_overhead_us, serving_collective_hop_us; serving/step_model.hpp) to published Llama-2-70B step
+"""Fits the vllm-2023 engine's costs on a hardware preset (configs/engines/vllm-2023.json, fits.<preset>:
+step_overhead_us, sequence_overhead_us, collective_hop_us; serving/step_model.hpp) to published Llama-2-70B step
 times (data/validation/llama2-70b-serving-steps.csv), and prints every row's error, calibration rows and held-out
 rows apart.
 
 Calibration rows: the Splitwise decode steps at tp 2 and tp 8 (batch 1-32/64). Held out: every prefill row, the tp 4
 decode rows and the other sources. With --fit-matmul the preset's matmul_efficiency is refitted first to the tp 2
-prefill rows (for presets whose compute calibration is provisional, e.g. H100-SXM5-80GB).
+prefill rows and written as the engine's matmul_multiplier (fitted efficiency / the preset's
+serving_matmul_efficiency, for presets whose serving efficiencies come from another engine's table, e.g. H100).
 
 Usage: tools/calibrate_serving.py GPU [--fit-matmul] [--write]      GPU: A100 or H100
 """
@@ -21,7 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLMSIM = os.path.join(ROOT, "build", "llmsim")
 SCENARIO = os.path.join(ROOT, "scenarios", "serving", "llama2-70b-a100-conversation.json")
 PRESETS = {"A100": "A100-SXM4-80GB", "H100": "H100-SXM5-80GB"}
-ENGINE = ("serving_step_overhead_us", "serving_sequence_overhead_us", "serving_collective_hop_us")
+ENGINE = ("step_overhead_us", "sequence_overhead_us", "collective_hop_us")
+ENGINE_FILE = os.path.join(ROOT, "configs", "engines", "vllm-2023.json")
 LAYERS = 80
 
 
@@ -30,7 +32,7 @@ def step_ms(preset, row, calibration):
            "--set", f"cluster.nodes={max(1, 16 // 8)}"]
     cmd += ["--set", f"parallelism.dp={16 // int(row['tp'])}"]
     for key, value in calibration.items():
-        cmd += ["--set", f"hardware.calibration.{key}={value}"]
+        cmd += ["--set", f"serving.engine.{key}={value}"]
     cmd += (["--prefill", row["tokens"]] if row["phase"] == "prefill"
             else ["--decode", row["batch"], "--context", row["context"]])
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
@@ -61,17 +63,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("gpu", choices=sorted(PRESETS))
     ap.add_argument("--fit-matmul", action="store_true")
-    ap.add_argument("--write", action="store_true", help="write the fitted values into configs/hardware/<preset>.json")
+    ap.add_argument("--write", action="store_true", help="write the fitted values into configs/engines/vllm-2023.json")
     args = ap.parse_args()
     preset = PRESETS[args.gpu]
     rows = [r for r in csv.DictReader(open(os.path.join(ROOT, "data", "validation", "llama2-70b-serving-steps.csv")))
             if r["gpu"] == args.gpu]
     calibration = {k: 0 for k in ENGINE}
     if args.fit_matmul:
+        serving = json.load(open(os.path.join(ROOT, "configs", "hardware", preset + ".json")))["calibration"]
+        base = serving.get("serving_matmul_efficiency") or serving["matmul_efficiency"]
         prefill = [r for r in rows if r["source"] == "splitwise-perf" and r["phase"] == "prefill" and r["tp"] == "2"]
-        best = min((sum(math.log(step_ms(preset, r, dict(calibration, matmul_efficiency=e / 100)) / float(r["time_ms"])) ** 2
-                        for r in prefill), e / 100) for e in range(30, 91))
-        calibration["matmul_efficiency"] = best[1]
+        best = min((sum(math.log(step_ms(preset, r, dict(calibration, matmul_multiplier=e / 100 / base)) /
+                                 float(r["time_ms"])) ** 2 for r in prefill), e / 100) for e in range(30, 91))
+        calibration["matmul_multiplier"] = round(best[1] / base, 6)
     fit_rows = [r for r in rows if is_calibration(r)]
     a, b = [], []
     for r in fit_rows:
@@ -90,10 +94,9 @@ def main():
         print(f"| {r['tp']} | {r['phase']} | {r['tokens']} | {r['batch']} | {float(r['time_ms']):.1f} | {t:.1f} | "
               f"{100 * err:+.1f}% | {r['source']} | {role} |")
     if args.write:
-        path = os.path.join(ROOT, "configs", "hardware", preset + ".json")
-        cfg = json.load(open(path))
-        cfg["calibration"].update(calibration)
-        with open(path, "w") as f:
+        cfg = json.load(open(ENGINE_FILE))
+        cfg["fits"].setdefault(preset, {}).update(calibration)
+        with open(ENGINE_FILE, "w") as f:
             json.dump(cfg, f, indent=2)
             f.write("\n")
 

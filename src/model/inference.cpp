@@ -1,6 +1,7 @@
 #include "llmsim/model/inference.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace llmsim::model {
 
@@ -17,9 +18,33 @@ double kv_heads_per_rank(const LayerShape& x) { return x.kv >= x.t ? x.kv / x.t 
 
 double kv_bytes_per_token_layer(const LayerShape& x) { return 2 * kv_heads_per_rank(x) * x.d * x.bytes_per_element(); }
 
-std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st) {
+double active_experts(const InferenceMoe& moe, double tokens) {
+  return moe.experts * (1 - std::pow(1 - moe.top_k / moe.experts, tokens));
+}
+
+namespace {
+/// FFN up, activation and down of `f` hidden units over `tokens` tokens, `batch` experts of them.
+std::vector<Kernel> ffn(const LayerShape& x, double batch, double tokens, double f) {
+  const double e = x.bytes_per_element(), up = (x.swiglu ? 2 : 1) * f / x.t;
+  return {gemm("ffn_up", Category::Gemm, batch, tokens, up, x.h, x.precision),
+          elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, batch * (up + f / x.t) * e * tokens),
+          gemm("ffn_down", Category::Gemm, batch, tokens, x.h, f / x.t, x.precision)};
+}
+
+}  // namespace
+
+std::vector<Kernel> inference_moe_ffn(const LayerShape& x, double T, const InferenceMoe& moe) {
+  const double n = active_experts(moe, T), e = x.bytes_per_element(), routed = T * moe.top_k * x.h;
+  std::vector<Kernel> out = {gemm("router", Category::Gemm, 1, T, moe.experts, x.h, x.precision),
+                             elementwise("moe_permute", Category::Elementwise, e * (T * x.h + routed))};
+  for (auto& k : ffn(x, n, T * moe.top_k / n, moe.expert_f)) out.push_back(k);
+  out.push_back(elementwise("moe_finalize", Category::Elementwise, e * (routed + T * x.h)));
+  return out;
+}
+
+std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st, const InferenceMoe& moe) {
   const double T = st.tokens(), e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
-  const double qkv = (hq + 2 * hkv) * x.d, ffn_in = (x.swiglu ? 2 : 1) * x.f / x.t;
+  const double qkv = (hq + 2 * hkv) * x.d;
   std::vector<Kernel> out = {
       elementwise("input_norm", Category::Elementwise, 2 * e * T * x.h),
       gemm("qkv", Category::Gemm, 1, T, qkv, x.h, x.precision),
@@ -39,15 +64,11 @@ std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st
     k.flops = 4 * hq * x.d * st.decode_context;
     out.push_back(k);
   }
-  const std::vector<Kernel> rest = {
-      gemm("attn_proj", Category::Gemm, 1, T, x.h, hq * x.d, x.precision),
-      elementwise("residual_norm", Category::Elementwise, 4 * e * T * x.h),
-      gemm("ffn_up", Category::Gemm, 1, T, ffn_in, x.h, x.precision),
-      elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (ffn_in + x.f / x.t) * e * T),
-      gemm("ffn_down", Category::Gemm, 1, T, x.h, x.f / x.t, x.precision),
-      elementwise("residual", Category::Elementwise, 3 * e * T * x.h),
-  };
-  out.insert(out.end(), rest.begin(), rest.end());
+  out.push_back(gemm("attn_proj", Category::Gemm, 1, T, x.h, hq * x.d, x.precision));
+  out.push_back(elementwise("residual_norm", Category::Elementwise, 4 * e * T * x.h));
+  const auto mlp = moe.experts > 0 ? inference_moe_ffn(x, T, moe) : ffn(x, 1, T, x.f);
+  out.insert(out.end(), mlp.begin(), mlp.end());
+  out.push_back(elementwise("residual", Category::Elementwise, 3 * e * T * x.h));
   return out;
 }
 

@@ -45,6 +45,16 @@ double kv_use(const std::vector<serving::StepRecord>& steps, double t0, double t
   return acc / (t1 - t0) / blocks;
 }
 
+/// Output tokens/s of each replica over the run's span (the replica that produced the output counts it).
+json replica_output_rates(const serving::ServingResult& r, double span) {
+  std::vector<double> tokens(r.steps.size(), 0);
+  for (const auto& q : r.requests)
+    if (serving::is_served(q.status)) tokens[q.replica] += q.output_tokens;
+  json out = json::array();
+  for (double t : tokens) out.push_back(span > 0 ? t / span : 0);
+  return out;
+}
+
 }  // namespace
 
 json serving_summary(const scenario::Scenario& s, const serving::ServingResult& r, double wall_seconds) {
@@ -95,6 +105,7 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
       {"prefill_replicas", sv.prefill_replicas},
       {"tp", s.parallelism.tp},
       {"pp", s.parallelism.pp},
+      {"engine", sv.engine.name},
       {"scheduler", sv.scheduler.name},
       {"router", sv.router.name},
       {"workload", sv.workload.name},
@@ -115,6 +126,7 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
       {"throughput",
        {{"requests_per_s", span > 0 ? served / span : 0},
         {"output_tokens_per_s", span > 0 ? output / span : 0},
+        {"output_tokens_per_s_per_replica", replica_output_rates(r, span)},
         {"total_tokens_per_s", span > 0 ? (output + prompt) / span : 0}}},
       {"slo",
        {{"ttft_s", sv.slo_ttft},

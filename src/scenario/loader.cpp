@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "llmsim/scenario/engine_preset.hpp"
 #include "llmsim/scenario/field_json.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/scenario/typed.hpp"
@@ -245,6 +246,7 @@ Scenario resolve(json raw, const std::string& source_dir) {
   if (!is_serving(raw) && !raw.contains("software")) raw["software"] = kDefaultSoftware;
   expand_presets(raw);
   apply_software_defaults(raw);
+  expand_engine(raw);  // after the hardware preset: an engine's fit is per hardware
   const FieldList fields = scenario_fields(raw);
   apply_schema(raw, "", fields);
   fill_derived_defaults(raw);

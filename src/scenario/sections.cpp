@@ -2,6 +2,7 @@
 
 #include "llmsim/collectives/collective.hpp"
 #include "llmsim/model/precision.hpp"
+#include "llmsim/scenario/engine_preset.hpp"
 
 namespace llmsim::scenario {
 
@@ -31,13 +32,15 @@ FieldList calibration_fields() {
           .at_least(0).at_most(1).with_default(0.0),
       Field::number("flash_backward_half_seq", "elements", "fused attention backward: sequence length s_half")
           .at_least(0).with_default(0.0),
-      Field::number("serving_step_overhead_us", "us", "serving engine cost per step (tools/calibrate_serving.py)")
+      Field::number("serving_matmul_efficiency", "fraction",
+                    "serving GEMMs: fraction of peak, fitted under the engine of the device's serving table "
+                    "(docs/calibration.md); 0 = matmul_efficiency")
+          .at_least(0).at_most(1).with_default(0.0),
+      Field::number("serving_matmul_half_dim", "elements", "serving GEMMs: matmul_half_dim; 0 = matmul_half_dim")
           .at_least(0).with_default(0.0),
-      Field::number("serving_sequence_overhead_us", "us", "serving engine cost per sequence of a step").at_least(0)
-          .with_default(0.0),
-      Field::number("serving_collective_hop_us", "us",
-                    "serving engine cost per tp collective and per tree level (log2 tp), beyond the wire time")
-          .at_least(0).with_default(0.0),
+      Field::number("serving_memory_efficiency", "fraction",
+                    "serving element-wise and KV reads: fraction of HBM bandwidth; 0 = memory_efficiency")
+          .at_least(0).at_most(1).with_default(0.0),
       Field::string("source", "what the calibration was fitted to (docs/calibration.md)"),
   };
 }
@@ -278,6 +281,11 @@ FieldList faults_fields() {
 FieldList serving_fields() {
   return {
       Field::choice("precision", kPrecisions, "weights, activations and KV cache precision").with_default("bf16"),
+      Field::object("engine", engine_fields(),
+                    "serving engine preset (configs/engines/, docs/serving.md): its name, or an object with the name "
+                    "and fields to override; its costs on the scenario's hardware and its scheduler and KV cache "
+                    "defaults are filled in from the preset")
+          .with_default(EmptyObject{}),
       Field::number("rate_scale", "factor", "multiplies the workload's request rate (divides its arrival times)")
           .above(0).at_most(1e6).with_default(1.0),
       Field::integer("max_requests", "keep only the first N requests; 0 = all").at_least(0).with_default(0),
@@ -295,6 +303,12 @@ FieldList serving_fields() {
                                    "HBM share the replica may fill with weights, activations and KV blocks (vLLM "
                                    "gpu_memory_utilization)")
                          .above(0).at_most(1).with_default(0.9),
+                     Field::choice("memory_basis", {"hbm", "free"},
+                                   "what memory_utilization is a fraction of: the whole HBM, holding weights, "
+                                   "activations and KV blocks (vLLM gpu_memory_utilization), or the memory weights "
+                                   "and activations leave, all of it for KV blocks (TensorRT-LLM "
+                                   "kv_cache_free_gpu_mem_fraction)")
+                         .with_default("hbm"),
                      Field::number("watermark", "fraction", "KV blocks kept free when admitting a prefill (vLLM)")
                          .at_least(0).below(1).with_default(0.01),
                      Field::choice("preemption", {"recompute", "swap"},

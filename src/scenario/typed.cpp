@@ -78,9 +78,9 @@ void read_hardware(const json& hw, Hardware& h) {
       {"flash_forward_half_seq", &Calibration::flash_forward_half_seq, 1},
       {"flash_backward_efficiency", &Calibration::flash_backward_efficiency, 1},
       {"flash_backward_half_seq", &Calibration::flash_backward_half_seq, 1},
-      {"serving_step_overhead_us", &Calibration::serving_step_overhead, 1e-6},
-      {"serving_sequence_overhead_us", &Calibration::serving_sequence_overhead, 1e-6},
-      {"serving_collective_hop_us", &Calibration::serving_collective_hop, 1e-6}};
+      {"serving_matmul_efficiency", &Calibration::serving_matmul_efficiency, 1},
+      {"serving_matmul_half_dim", &Calibration::serving_matmul_half_dim, 1},
+      {"serving_memory_efficiency", &Calibration::serving_memory_efficiency, 1}};
   for (const auto& [key, member, factor] : kCalibration)
     h.calibration.*member = hw["calibration"][key].get<double>() * factor;
 }
@@ -185,8 +185,17 @@ void read_serving(const json& v, Serving& sv) {
   sv.duration = v["duration_s"];
   sv.context_overflow = v["context_overflow"];
   const json& kv = v["kv_cache"];
-  sv.kv_cache = {kv["block_size"], kv["memory_utilization"], kv["watermark"], kv["preemption"],
-                 kv["swap_space_GiB"].get<double>() * (1 << 30), is_auto(kv["blocks"]) ? 0L : kv["blocks"].get<long>()};
+  sv.kv_cache = {kv["block_size"],         kv["memory_utilization"], kv["memory_basis"] == "free",
+                 kv["watermark"],          kv["preemption"],         kv["swap_space_GiB"].get<double>() * (1 << 30),
+                 is_auto(kv["blocks"]) ? 0L : kv["blocks"].get<long>()};
+  const json& e = v["engine"];
+  sv.engine = {e["name"],
+               e["step_overhead_us"].get<double>() * 1e-6,
+               e["sequence_overhead_us"].get<double>() * 1e-6,
+               e["collective_hop_us"].get<double>() * 1e-6,
+               e["matmul_multiplier"],
+               e["memory_multiplier"],
+               e["moe_multiplier"]};
   sv.prefill_replicas = v["prefill_replicas"];
   sv.slo_ttft = v["slo"]["ttft_ms"].get<double>() * 1e-3;
   sv.slo_tpot = v["slo"]["tpot_ms"].get<double>() * 1e-3;
@@ -329,8 +338,9 @@ void check_serving(const Scenario& s) {
   if (s.parallelism.cp != 1 || s.parallelism.ep != 1 || s.parallelism.sequence_parallel)
     throw ScenarioError("/parallelism", "a serving replica is modelled with tp and pp only (cp 1, ep 1, no sequence "
                                         "parallelism)");
-  if (s.model.moe.enabled())
-    throw ScenarioError("/model/moe/experts", "serving models MoE replicas not yet: a dense model is needed");
+  if (s.model.moe.shared_experts > 0 || s.model.moe.capacity_factor > 0)
+    throw ScenarioError("/model/moe", "serving models routed experts split over tp only (shared_experts 0, "
+                                      "capacity_factor 0: dropless)");
 }
 }  // namespace
 

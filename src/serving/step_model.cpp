@@ -1,8 +1,13 @@
 #include "llmsim/serving/step_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace llmsim::serving {
+
+model::Precision edge_precision(model::Precision p) {
+  return model::bytes_per_element(p) < 2 ? model::Precision::Bf16 : p;
+}
 
 model::LayerShape serving_shape(const scenario::Scenario& s) {
   model::LayerShape x;
@@ -19,10 +24,26 @@ model::LayerShape serving_shape(const scenario::Scenario& s) {
   return x;
 }
 
+scenario::Hardware serving_hardware(const scenario::Scenario& s) {
+  scenario::Hardware hw = s.hardware;
+  auto& c = hw.calibration;
+  const auto& e = s.serving.engine;
+  const auto serving_or = [](double serving, double training) { return serving > 0 ? serving : training; };
+  c.matmul_efficiency = serving_or(c.serving_matmul_efficiency, c.matmul_efficiency) * e.matmul_multiplier;
+  c.matmul_half_dim = serving_or(c.serving_matmul_half_dim, c.matmul_half_dim);
+  c.memory_efficiency = serving_or(c.serving_memory_efficiency, c.memory_efficiency) * e.memory_multiplier;
+  return hw;
+}
+
 StepModel::StepModel(const scenario::Scenario& s)
-    : cm_(s.hardware), x_(serving_shape(s)), cal_(s.hardware.calibration),
+    : cm_(serving_hardware(s)), x_(serving_shape(s)), engine_(s.serving.engine),
       tree_levels_(std::ceil(std::log2(static_cast<double>(s.parallelism.tp)))), layers_(s.model.layers),
       stages_(s.parallelism.pp) {
+  x_edge_ = x_;
+  x_edge_.precision = edge_precision(x_.precision);
+  const auto& moe = s.model.moe;
+  for (int l = 0; l < layers_; ++l) moe_layers_ += moe.is_moe_layer(l);
+  moe_ = {double(moe.experts), double(moe.top_k), double(moe.expert_ffn_hidden)};
   tp_group_.node_of_member.assign(s.parallelism.tp, 0);
   tp_group_.switch_reduction = s.hardware.nvswitch_reduction && s.cluster.intra_node == "nvswitch";
   links_.intra_bandwidth = cm_.nvlink_bandwidth();
@@ -48,12 +69,20 @@ double StepModel::tp_all_reduce(double bytes) const {
 }
 
 double StepModel::step_time(const model::InferenceStep& st, int sequences) const {
-  const double activation = st.tokens() * x_.h * x_.bytes_per_element();
-  const double layer = kernels_time(model::inference_layer(x_, st)) + 2 * tp_all_reduce(activation);
+  // FP8 and INT8 GEMMs write 16-bit outputs: what the all-reduces and stage sends carry is never narrower.
+  const double activation = st.tokens() * x_.h * std::max(2.0, x_.bytes_per_element());
+  const double collectives = 2 * tp_all_reduce(activation);
+  const double dense = moe_layers_ < layers_ ? kernels_time(model::inference_layer(x_, st)) + collectives : 0;
+  // The engine's MoE kernels reach moe_multiplier of the dense kernels' efficiency (their time divided by it).
+  const double moe = moe_layers_ == 0 ? 0
+                                      : kernels_time(model::inference_layer(x_, st, moe_)) + collectives +
+                                            (1 / engine_.moe_multiplier - 1) *
+                                                kernels_time(model::inference_moe_ffn(x_, st.tokens(), moe_));
   const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
-  const double engine = cal_.serving_step_overhead + cal_.serving_sequence_overhead * sequences +
-                        2 * layers_ * cal_.serving_collective_hop * tree_levels_;
-  return layers_ * layer + kernels_time(model::inference_embedding(x_, st)) + kernels_time(model::inference_head(x_, st)) +
+  const double engine = engine_.step_overhead + engine_.sequence_overhead * sequences +
+                        2 * layers_ * engine_.collective_hop * tree_levels_;
+  return (layers_ - moe_layers_) * dense + moe_layers_ * moe + kernels_time(model::inference_embedding(x_edge_, st)) +
+         kernels_time(model::inference_head(x_edge_, st)) +
          sends + engine;
 }
 

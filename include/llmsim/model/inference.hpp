@@ -9,6 +9,11 @@
 //     4 q (c + (q+1)/2) d FLOPs per head (QK^T and PV over the causal triangle) and reads its K/V once.
 //   Decode attention (PagedAttention): each sequence reads 2 c kv d e bytes of KV cache per layer and computes
 //     4 c d FLOPs per head; memory-bound (as an element-wise kernel of those bytes).
+//   MoE FFN (InferenceMoe, experts split over tp as TensorRT-LLM's default MoE tensor parallelism): a router GEMM
+//     of T x E x h, then the experts the T tokens reach: with uniform routing of top_k of E experts per token,
+//     n = E (1 - (1 - top_k/E)^T) distinct experts are expected, each a GEMM of T top_k / n tokens that reads
+//     that expert's weights once (so a decode step reads every expert's weights once T is large enough); the
+//     tokens are copied to their experts' order before (T h read, T top_k h written) and summed back after.
 #include <vector>
 
 #include "llmsim/model/transformer.hpp"
@@ -29,8 +34,19 @@ struct InferenceStep {
   double tokens() const;      ///< all tokens through the GEMMs
 };
 
-/// Kernels of one layer for `st` (LayerShape's b and s are ignored; t, h, a, kv, d, f, e are used).
-std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st);
+/// The routed experts of a MoE layer (experts 0: a dense FFN of LayerShape::f).
+struct InferenceMoe {
+  double experts = 0, top_k = 1;
+  double expert_f = 0;  ///< FFN size of one expert
+};
+
+/// Kernels of one layer for `st` (LayerShape's b and s are ignored; t, h, a, kv, d, f, e are used), with the FFN
+/// of `moe` when it has experts.
+std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st, const InferenceMoe& moe = {});
+/// The MoE FFN part of inference_layer for `tokens` tokens (router, permute, expert GEMMs, finalize).
+std::vector<Kernel> inference_moe_ffn(const LayerShape& x, double tokens, const InferenceMoe& moe);
+/// Expected distinct experts that T tokens reach (formula above); 0 for T = 0.
+double active_experts(const InferenceMoe& moe, double tokens);
 /// Input embedding (first stage): a gather of T rows of h.
 std::vector<Kernel> inference_embedding(const LayerShape& x, const InferenceStep& st);
 /// Final norm and logits GEMM of the sampled tokens (vocabulary split over tp) and sampling (last stage).

@@ -4,7 +4,8 @@
 //                  for the context or the KV cache, truncated prompts, outputs capped at the context, the policy
 //                  and max_seq_len), TTFT / TPOT / end-to-end latency of the served requests (mean, p50, p90, p99
 //                  [s]), throughput (served requests/s, output and total tokens/s over [first arrival, last
-//                  completion]), SLO attainment (share of all requests served with TTFT <= slo.ttft_ms and TPOT <=
+//                  completion], and output tokens/s of each replica over the same span; with the offline
+//                  workload, all arriving at 0, these are the benchmark's offline throughput), SLO attainment (share of all requests served with TTFT <= slo.ttft_ms and TPOT <=
 //                  slo.tpot_ms; a one-token request meets any TPOT; a rejected one meets none) and goodput (those
 //                  requests per second, DistServe's definition), KV cache (blocks per
 //                  replica, bytes per token, weights and activations per GPU, time-weighted mean and peak use),

@@ -25,10 +25,9 @@ struct Calibration {
   /// backward; e_max 0 = no measurement for this device (training.attention "flash" is then an error).
   double flash_forward_efficiency = 0, flash_forward_half_seq = 0;
   double flash_backward_efficiency = 0, flash_backward_half_seq = 0;
-  /// Serving-engine costs on this device (serving/step_model.hpp; fitted with tools/calibrate_serving.py):
-  double serving_step_overhead = 0;      ///< [s] per step (scheduling, input preparation, sampling launch)
-  double serving_sequence_overhead = 0;  ///< [s] per sequence of a step (block tables, sampling, detokenising)
-  double serving_collective_hop = 0;     ///< [s] per tp collective and tree level (log2 tp) beyond the wire time
+  /// Serving compute efficiencies (serving/step_model.hpp), fitted under the engine of the device's serving
+  /// table (serving.engine multipliers 1 there); 0 = the training value above (no serving table for the device).
+  double serving_matmul_efficiency = 0, serving_matmul_half_dim = 0, serving_memory_efficiency = 0;
 };
 
 struct Hardware {
@@ -145,15 +144,29 @@ struct Faults {
 /// Serving (kind "serving", serving/*.hpp): parallelism.dp replicas of tp x pp GPUs each.
 struct KvCacheConfig {
   int block_size = 16;               ///< tokens per KV block (vLLM's default)
-  double memory_utilization = 0.9;   ///< fraction of HBM the replica may use (vLLM gpu_memory_utilization)
+  double memory_utilization = 0.9;   ///< fraction of HBM (or of the memory left, free_basis) for the KV cache
+  bool free_basis = false;           ///< memory_utilization of what weights and activations leave (TRT-LLM)
   double watermark = 0.01;           ///< fraction of blocks kept free when admitting a prefill
   std::string preemption = "recompute";  ///< recompute | swap
   double swap_space = 0;             ///< [bytes] host memory per GPU for swapped-out blocks
   long blocks = 0;                   ///< KV blocks per replica; 0 = from the memory left (kv_cache.hpp)
 };
 
+/// The serving engine (serving.engine, configs/engines/; scenario/engine_preset.hpp): its costs on this hardware
+/// beyond the GPU kernels and its multipliers of the device's serving efficiencies.
+struct Engine {
+  std::string name;
+  double step_overhead = 0;      ///< [s] per step (scheduling, input preparation, sampling launch)
+  double sequence_overhead = 0;  ///< [s] per sequence of a step (block tables, sampling, detokenising)
+  double collective_hop = 0;     ///< [s] per tp collective and tree level (log2 tp) beyond the wire time
+  double matmul_multiplier = 1;  ///< times hardware.calibration.serving_matmul_efficiency
+  double memory_multiplier = 1;  ///< times hardware.calibration.serving_memory_efficiency
+  double moe_multiplier = 1;     ///< the engine's MoE kernels' efficiency relative to its dense ones
+};
+
 struct Serving {
   std::string precision = "bf16";
+  Engine engine;
   StrategyChoice workload;           ///< serving/workload.hpp
   StrategyChoice scheduler;          ///< serving/scheduler.hpp
   StrategyChoice router;             ///< serving/router.hpp

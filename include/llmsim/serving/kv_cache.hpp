@@ -3,8 +3,12 @@
 // with PagedAttention", SOSP 2023): the KV of a sequence lives in blocks of `block_size` tokens.
 //   bytes per token per GPU = 2 (K and V) * layers/pp * max(1, kv_heads/tp) * head_dim * bytes per element
 //   blocks = floor((memory_utilization * HBM - weights - activations) / (block_size * bytes per token))
-// weights = the parameters one GPU of the replica holds (model/transformer.hpp counts, embeddings on the first
-// stage, head on the last: the largest stage counts), activations = the peak of one forward pass of
+//            (kv_cache.memory_basis "hbm", vLLM's gpu_memory_utilization), or
+//   blocks = floor(memory_utilization * (HBM - weights - activations) / (block_size * bytes per token))
+//            ("free", TensorRT-LLM's kv_cache_free_gpu_mem_fraction)
+// weights = the parameters one GPU of the replica holds (model/transformer.hpp counts, every expert of a MoE
+// layer split over tp, embeddings on the first stage, head on the last in edge_precision (step_model.hpp): the
+// stage with the most counts), activations = the peak of one forward pass of
 // max_batched_tokens tokens: T * e * (2h + (h + 2 kv d)/tp + 2 f/tp) (input and residual, QKV, gate and up
 // projections of the widest layer) plus the fp32 logits of max_batch_size sampled tokens, b * 4 V / tp.
 #include <string>

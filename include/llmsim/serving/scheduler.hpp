@@ -16,6 +16,10 @@
 //   static   request-level batching for contrast (FasterTransformer-style): when the replica is idle, up to
 //            max_batch_size waiting requests form a batch whose prompts are padded to the longest; the batch
 //            decodes until its longest output is done (finished requests keep their slot) before the next forms
+//   inflight TensorRT-LLM's in-flight batching (trtllm-bench's GUARANTEED_NO_EVICT capacity scheduler): every
+//            step carries all generation tokens, then context chunks of the partially prefilled and newly admitted
+//            sequences up to `max_num_tokens`; a request is admitted only when the KV blocks of its whole input and
+//            output are free (reserved up front), so nothing is ever preempted
 // Preemption (vllm, sarathi): recompute frees the blocks and puts the sequence at the front of the waiting queue
 // (prompt + generated tokens are prefilled again); swap copies its blocks to host memory over PCIe (the copy
 // time is added to the step) and brings them back before new admissions, falling back to recompute when the

@@ -2,11 +2,12 @@
 // Time of one forward step of a serving replica (tp x pp GPUs), from the compute model (hardware/compute_model.hpp,
 // calibrated once per device) and the collective library:
 //   step = sum over the pp stages of [ layers_of_stage * (sum of inference_layer kernel times + 2 tp all-reduces of
-//          T h e bytes) ] + embedding (first stage) + head (last stage) + (pp - 1) sends of T h e bytes between
+//          T h max(2, e) bytes: FP8/INT8 GEMMs write 16-bit activations) ] (a MoE layer with its experts' FFN, model/inference.hpp) + embedding (first stage) + head (last stage) + (pp - 1) sends of T h e bytes between
 //          stages + kernel-launch costs included per kernel
 //        + serving-engine costs: step_overhead + sequence_overhead * sequences + collectives * hop * ceil(log2 tp)
-// (hardware calibration, fitted per device by tools/calibrate_serving.py to published step times: a vLLM-class
-// engine spends tens of milliseconds per decode step outside the GPU kernels, docs/serving.md).
+// (serving.engine, scenario/engine_preset.hpp: fitted per engine and device to published tables, e.g. a 2023
+// vLLM spends milliseconds per decode step outside the GPU kernels, docs/serving.md). Kernels run at the
+// device's serving efficiencies times the engine's multipliers (serving_hardware).
 // The tp all-reduce is NCCL's choice for a group of tp GPUs behind the node's NVSwitch (collectives/auto_select.hpp:
 // ring, tree or in-switch reduction by their alpha-beta estimates). A replica runs one step at a time (no
 // micro-batch pipelining across stages: with pp > 1 each stage idles while the others run).
@@ -34,13 +35,25 @@ class StepModel {
   double kernels_time(const std::vector<model::Kernel>& ks) const;
   hardware::ComputeModel cm_;
   model::LayerShape x_;
+  model::LayerShape x_edge_;  ///< embedding and head: edge_precision
   collectives::GroupLayout tp_group_;
   collectives::LinkParams links_;
   double stage_send_bandwidth_ = 0, stage_send_latency_ = 0;  ///< between consecutive pp stages
-  scenario::Calibration cal_;
+  scenario::Engine engine_;
   double tree_levels_ = 0;  ///< ceil(log2 tp)
   int layers_ = 0, stages_ = 1;  ///< of the whole model; pp
+  int moe_layers_ = 0;           ///< layers with a MoE FFN (model.moe)
+  model::InferenceMoe moe_;
 };
+
+/// The hardware of a serving replica: its calibration's matmul and memory efficiencies are the serving ones
+/// (hardware.calibration.serving_*, or the training ones where those are 0) times the engine's multipliers.
+scenario::Hardware serving_hardware(const scenario::Scenario& s);
+
+/// The precision of the embedding and the LM head when serving in `p`: FP8 and INT8 quantisation (TensorRT-LLM
+/// with ModelOpt, vLLM) quantises the transformer layers' linear weights only, the embedding table and the LM head
+/// stay 16-bit (bf16); other precisions are kept.
+model::Precision edge_precision(model::Precision p);
 
 /// The layer shape of a serving replica (tp, the model's dimensions, serving.precision).
 model::LayerShape serving_shape(const scenario::Scenario& s);

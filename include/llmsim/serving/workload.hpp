@@ -1,6 +1,8 @@
 #pragma once
 // Request sources of a serving run (`serving.workload`, one registry family). A source produces the requests of
 // the run: arrival times and prompt/output lengths.
+//   offline       `requests` requests of `input_tokens` and `output_tokens`, all arriving at time 0 (offline
+//                 throughput benchmarks: trtllm-bench throughput, vLLM benchmark_throughput)
 //   poisson       arrivals at `rate_rps` with exponential gaps; prompt and output lengths from `prompt` and
 //                 `output` (length distributions, see LengthDistribution)
 //   gamma         the same with Gamma-distributed gaps of coefficient of variation `cv` (cv 1 = Poisson;
