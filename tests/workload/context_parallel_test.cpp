@@ -140,6 +140,20 @@ TEST(ContextParallel, BadInputNamesThePath) {
   EXPECT_EQ(path_of({"parallelism.cp=8", "parallelism.pp=1", "parallelism.cp_variant=ulysses"}), "/parallelism/cp");
   EXPECT_EQ(path_of({"parallelism.cp=2", "parallelism.tp_variant=fal"}), "/parallelism/tp_variant");
   EXPECT_EQ(path_of({"parallelism.cp=2", "parallelism.rank_order=cp-tp-dp-pp"}), "/parallelism/rank_order");
+  EXPECT_EQ(path_of({"parallelism.cp=2", "strategies.pipeline_schedule=stp"}), "/strategies/pipeline_schedule/name");
+}
+
+TEST(ContextParallel, SoftwarePresetFillsOnlyWhatTheScenarioLeavesOut) {
+  const auto nemo = test::shipped("scenarios/default.json", {"hardware=H100-SXM5-80GB", "software=nemo-24.07",
+                                                             "training.precision=bf16", "training.zero_stage=0"});
+  EXPECT_EQ(nemo.software.name, "nemo-24.07");
+  EXPECT_EQ(nemo.training.attention, "flash");                 // from the preset
+  EXPECT_EQ(nemo.parallelism.tp_comm_overlap, "pipelined");    // from the preset
+  EXPECT_FALSE(nemo.training.grad_reduce_in_fp32);             // from the preset
+  EXPECT_EQ(nemo.training.zero_stage, 0);                      // the scenario's own value wins
+  const auto plain = test::shipped("scenarios/default.json");
+  EXPECT_EQ(plain.software.name, "megatron-2021");             // the default
+  EXPECT_EQ(plain.training.attention, "unfused");
 }
 
 }  // namespace
