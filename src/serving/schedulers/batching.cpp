@@ -33,6 +33,26 @@ long reservation(const ReplicaQueues& q, const Sequence& s, long reserve) {
 
 StepEntry prefill_entry(Sequence* s, int tokens) { return {s, tokens, s->computed, 0, false}; }
 
+int continue_prefills(ReplicaQueues& q, int budget, Batch& b) {
+  for (Sequence* s : q.running) {
+    if (budget <= 0) break;
+    if (!s->in_prefill()) continue;
+    const int chunk = std::min(budget, s->prefill_target - s->computed);
+    b.entries.push_back(prefill_entry(s, chunk));
+    budget -= chunk;
+  }
+  return budget;
+}
+
+int start_prefill(ReplicaQueues& q, int budget, Batch& b) {
+  Sequence* s = q.waiting.front();
+  q.waiting.pop_front();
+  q.running.push_back(s);
+  const int chunk = std::min(budget, s->prefill_target - s->computed);
+  b.entries.push_back(prefill_entry(s, chunk));
+  return chunk;
+}
+
 void preempt(ReplicaQueues& q, Sequence* s, Batch& b) {
   q.running.erase(std::find(q.running.begin(), q.running.end(), s));
   ++s->preemptions;

@@ -30,6 +30,12 @@ bool above_watermark(const ReplicaQueues& q, long blocks);
 long reservation(const ReplicaQueues& q, const Sequence& s, long reserve);
 /// A prefill chunk entry of `tokens` for `s`.
 StepEntry prefill_entry(Sequence* s, int tokens);
+/// Continues every running prefill, in admission order, with a chunk of what it still needs while `budget`
+/// tokens last; returns the budget left.
+int continue_prefills(ReplicaQueues& q, int budget, Batch& b);
+/// Moves the first waiting sequence (its blocks granted) to running and adds its first chunk: what its prefill
+/// needs, at most `budget` tokens. Returns the chunk's size.
+int start_prefill(ReplicaQueues& q, int budget, Batch& b);
 
 /// The scheduler limits every scheduler takes.
 struct BatchLimits {

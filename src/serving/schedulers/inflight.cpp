@@ -13,23 +13,12 @@ class Inflight final : public Scheduler {
     Batch b;
     admit_prefilled(q);
     schedule_decodes(q, b);  // within the reservation: no block is ever short
-    int budget = tokens_ - static_cast<int>(b.entries.size());
-    for (Sequence* s : q.running) {  // contexts under way
-      if (budget <= 0) break;
-      if (!s->in_prefill()) continue;
-      const int chunk = std::min(budget, s->prefill_target - s->computed);
-      b.entries.push_back(prefill_entry(s, chunk));
-      budget -= chunk;
-    }
+    int budget = continue_prefills(q, tokens_ - static_cast<int>(b.entries.size()), b);  // contexts under way
     while (budget > 0 && !q.waiting.empty() && static_cast<int>(q.running.size()) < max_batch_) {
       Sequence* s = q.waiting.front();
       const long whole = static_cast<long>(s->request->prompt_tokens) + s->request->output_tokens;
       if (!s->in_prefill() || !grow(q, *s, reservation(q, *s, whole))) break;
-      q.waiting.pop_front();
-      q.running.push_back(s);
-      const int chunk = std::min(budget, s->prefill_target - s->computed);
-      b.entries.push_back(prefill_entry(s, chunk));
-      budget -= chunk;
+      budget -= start_prefill(q, budget, b);
     }
     return b;
   }

@@ -17,10 +17,7 @@ class Orca final : public Scheduler {
       const int chunk = s->prefill_target - s->computed;
       if (!s->in_prefill() || (!b.empty() && tokens + chunk > l_.max_batched_tokens)) break;
       if (!grow(q, *s, reservation(q, *s, reserve_))) break;
-      q.waiting.pop_front();
-      q.running.push_back(s);
-      b.entries.push_back(prefill_entry(s, chunk));
-      tokens += chunk;
+      tokens += start_prefill(q, chunk, b);
     }
     return b;
   }

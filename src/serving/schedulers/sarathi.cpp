@@ -14,24 +14,13 @@ class Sarathi final : public Scheduler {
     admit_prefilled(q);
     swap_in(q, b);
     schedule_decodes(q, b);
-    int budget = chunk_ - static_cast<int>(b.entries.size());
-    for (Sequence* s : q.running) {  // prefills under way
-      if (budget <= 0) break;
-      if (!s->in_prefill()) continue;
-      const int chunk = std::min(budget, s->prefill_target - s->computed);
-      b.entries.push_back(prefill_entry(s, chunk));
-      budget -= chunk;
-    }
+    int budget = continue_prefills(q, chunk_ - static_cast<int>(b.entries.size()), b);  // prefills under way
     while (budget > 0 && q.swapped.empty() && !q.waiting.empty() &&
            static_cast<int>(q.running.size()) < max_batch_) {
       Sequence* s = q.waiting.front();
       if (!s->in_prefill() || !above_watermark(q, extra_blocks(q, *s, s->prefill_target))) break;
       grow(q, *s, s->prefill_target);
-      q.waiting.pop_front();
-      q.running.push_back(s);
-      const int chunk = std::min(budget, s->prefill_target - s->computed);
-      b.entries.push_back(prefill_entry(s, chunk));
-      budget -= chunk;
+      budget -= start_prefill(q, budget, b);
     }
     return b;
   }

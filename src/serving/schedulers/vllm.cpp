@@ -19,10 +19,7 @@ class Vllm final : public Scheduler {
         if (!b.empty() && tokens + chunk > l_.max_batched_tokens) break;
         if (!above_watermark(q, extra_blocks(q, *s, s->prefill_target))) break;
         grow(q, *s, s->prefill_target);
-        q.waiting.pop_front();
-        q.running.push_back(s);
-        b.entries.push_back(prefill_entry(s, chunk));
-        tokens += chunk;
+        tokens += start_prefill(q, chunk, b);
       }
       if (!b.empty()) return b;
     }
