@@ -6,10 +6,10 @@
 namespace llmsim::workload {
 namespace {
 
-/// s*b*h of one rank's micro-batch: its seq_len / cp tokens of each sequence.
-double local_sbh(const scenario::Scenario& s) {
-  return double(s.training.seq_len) / s.parallelism.cp * s.training.micro_batch * s.model.hidden;
-}
+/// A rank's tokens of each sequence: seq_len / cp.
+double local_seq(const scenario::Scenario& s) { return double(s.training.seq_len) / s.parallelism.cp; }
+/// s*b*h of one rank's micro-batch.
+double local_sbh(const scenario::Scenario& s) { return local_seq(s) * s.training.micro_batch * s.model.hidden; }
 
 /// Bytes an FP8 recipe saves per layer: the inputs of its GEMMs kept in FP8 instead of 2 bytes.
 struct Fp8Saving {
@@ -29,8 +29,7 @@ Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
 
 double layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
   const double sbh = local_sbh(s);
-  const double t = s.parallelism.tp, a = s.model.heads, h = s.model.hidden;
-  const double seq = double(s.training.seq_len) / s.parallelism.cp;
+  const double t = s.parallelism.tp, a = s.model.heads, h = s.model.hidden, seq = local_seq(s);
   const bool sp = s.parallelism.sequence_parallel, fused = s.training.attention == "flash";
   const double attention = 5 * a * seq / (h * t);
   if (recompute == "full") return 2 * sbh / (sp ? t : 1);
