@@ -39,7 +39,6 @@ class FatTree final : public Topology {
     const int groups = (c.nodes + per_group - 1) / per_group;
     using Dir = sg4::LinkInRoute::Direction;
     auto* root = sg4::create_full_zone("cluster");
-    auto* spine = fatpipe_link(root, "spine", p.switch_latency);
     std::vector<Zone> group_zones;
     std::vector<sg4::Link*> uplinks;
     for (int gi = 0; gi < groups; ++gi) {
@@ -52,34 +51,37 @@ class FatTree final : public Topology {
       switch_zone->set_parent(gz);
       auto* gw = switch_zone->create_router(prefix + "-gw");
       switch_zone->seal();
-      auto* leaf = fatpipe_link(gz, prefix + "-leaf", p.switch_latency);
       const int first = gi * per_group, last = std::min(c.nodes, first + per_group);
       std::vector<Zone> nodes;
+      std::vector<sg4::Link*> ports;
       for (int n = first; n < last; ++n) {
-        auto* nz = sg4::create_full_zone("node" + std::to_string(n));
+        const std::string node = "node" + std::to_string(n);
+        auto* nz = sg4::create_full_zone(node);
         nz->set_parent(gz);
-        auto* node_gw = nz->create_router("node" + std::to_string(n) + "-gw");
+        auto* node_gw = nz->create_router(node + "-gw");
         add_node(nz, n, c, hw, node_gw, out);
         nz->seal();
         nodes.push_back({nz, node_gw});
+        // The node's port into the non-blocking leaf: half a leaf traversal each way.
+        ports.push_back(nonblocking_link(gz, node + "-leafport", p.switch_latency / 2));
       }
       for (size_t a = 0; a < nodes.size(); ++a) {
         for (size_t b = a + 1; b < nodes.size(); ++b)
           gz->add_route(nodes[a].zone->get_netpoint(), nodes[b].zone->get_netpoint(), nodes[a].gateway, nodes[b].gateway,
-                        {{leaf, Dir::NONE}}, true);
+                        {{ports[a], Dir::UP}, {ports[b], Dir::DOWN}}, true);
         gz->add_route(nodes[a].zone->get_netpoint(), switch_zone->get_netpoint(), nodes[a].gateway, gw,
-                      {{leaf, Dir::NONE}}, true);
+                      {{ports[a], Dir::UP}}, true);
       }
       gz->seal();
       const double down_bw = (last - first) * c.nics_per_node * c.nic_bandwidth * hw.calibration.network_efficiency;
-      // A cable: the switch latencies are on the leaf and spine links.
-      uplinks.push_back(duplex_link(root, prefix + "-uplink", down_bw / p.oversubscription, 0.0));
+      // Half of each leaf and of the spine traversal: a cross-group route crosses two uplinks.
+      uplinks.push_back(duplex_link(root, prefix + "-uplink", down_bw / p.oversubscription, p.switch_latency));
       group_zones.push_back({gz, gw});
     }
     for (int a = 0; a < groups; ++a)
       for (int b = a + 1; b < groups; ++b)
         root->add_route(group_zones[a].zone->get_netpoint(), group_zones[b].zone->get_netpoint(), group_zones[a].gateway,
-                        group_zones[b].gateway, {{uplinks[a], Dir::UP}, {spine, Dir::NONE}, {uplinks[b], Dir::DOWN}}, true);
+                        group_zones[b].gateway, {{uplinks[a], Dir::UP}, {uplinks[b], Dir::DOWN}}, true);
     root->seal();
     return out;
   }

@@ -12,8 +12,8 @@ sg4::Link* duplex_link(sg4::NetZone* zone, const std::string& name, double bandw
   return zone->create_split_duplex_link(name, bandwidth)->set_latency(latency)->seal();
 }
 
-sg4::Link* fatpipe_link(sg4::NetZone* zone, const std::string& name, double latency) {
-  return zone->create_link(name, 1e15)->set_latency(latency)->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->seal();
+sg4::Link* nonblocking_link(sg4::NetZone* zone, const std::string& name, double latency) {
+  return duplex_link(zone, name, 1e15, latency);
 }
 
 void connect(sg4::NetZone* zone, NetPoint* a, NetPoint* b, sg4::Link* link) {
