@@ -8,7 +8,7 @@
 namespace llmsim::collectives {
 
 double estimate(Kind kind, Algorithm algorithm, const GroupLayout& layout, double bytes, const LinkParams& l) {
-  const int n = layout.size();
+  const int n = layout.represents();
   const bool multi = layout.nodes() > 1;
   const int k = std::max(1, layout.members_per_node());
   if (algorithm == Algorithm::Hierarchical)

@@ -60,6 +60,9 @@ int GroupLayout::members_per_node() const {
 
 bool supports(Kind kind, Algorithm algorithm, const GroupLayout& layout) {
   const int n = layout.size();
+  if (layout.folded() && algorithm != Algorithm::Ring && algorithm != Algorithm::Tree &&
+      algorithm != Algorithm::Hierarchical)
+    return false;
   switch (algorithm) {
     case Algorithm::Auto: return false;
     case Algorithm::Ring:

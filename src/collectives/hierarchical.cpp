@@ -16,6 +16,7 @@ void add_ring(Step& step, const std::vector<int>& members, double edge) {
 
 std::vector<Step> hierarchical_plan(const GroupLayout& layout, double bytes) {
   const int n = layout.size(), k = layout.members_per_node(), m = n / k;
+  const int logical_nodes = layout.represents() / k;  // nodes of the group the members stand for
   Step rs, ar, ag;
   for (int node = 0; node < m; ++node) {
     std::vector<int> local;
@@ -26,10 +27,10 @@ std::vector<Step> hierarchical_plan(const GroupLayout& layout, double bytes) {
   for (int l = 0; l < k; ++l) {
     std::vector<int> across;
     for (int node = 0; node < m; ++node) across.push_back(node * k + l);
-    add_ring(ar, across, ring_edge_bytes(Kind::AllReduce, m, bytes / k));
+    add_ring(ar, across, ring_edge_bytes(Kind::AllReduce, logical_nodes, bytes / k));
   }
   rs.extra_latency_hops = ag.extra_latency_hops = ring_steps(Kind::ReduceScatter, k) - 1;
-  ar.extra_latency_hops = ring_steps(Kind::AllReduce, m) - 1;
+  ar.extra_latency_hops = ring_steps(Kind::AllReduce, logical_nodes) - 1;
   return {rs, ar, ag};
 }
 

@@ -51,19 +51,19 @@ std::vector<std::vector<int>> ring_channels(const std::vector<int>& node_of_memb
 }
 
 std::vector<Step> ring_steps_plan(Kind kind, const GroupLayout& layout, double bytes) {
-  const int n = layout.size();
+  const int n = layout.size(), logical = layout.represents();
   Step step;
   if (kind == Kind::Broadcast || kind == Kind::Reduce) {  // pipelined chain 0 -> 1 -> ... -> n-1 (reverse for reduce)
     for (int i = 0; i + 1 < n; ++i)
       step.transfers.push_back(kind == Kind::Broadcast ? Transfer{i, i + 1, bytes} : Transfer{i + 1, i, bytes});
-    step.extra_latency_hops = n - 2;
+    step.extra_latency_hops = logical - 2;
     return {step};
   }
   const auto channels = ring_channels(layout.node_of_member);
-  const double edge = ring_edge_bytes(kind, n, bytes) / channels.size();
+  const double edge = ring_edge_bytes(kind, logical, bytes) / channels.size();
   for (const auto& ring : channels)
     for (int i = 0; i < n; ++i) step.transfers.push_back({ring[i], ring[(i + 1) % n], edge});
-  step.extra_latency_hops = ring_steps(kind, n) - 1;
+  step.extra_latency_hops = ring_steps(kind, logical) - 1;
   return {step};
 }
 

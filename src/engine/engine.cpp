@@ -139,7 +139,7 @@ class Runtime {
   /// "auto": NCCL-style choice, logged once per (kind, group size, nodes, size).
   collectives::Algorithm choose_algorithm(collectives::Kind kind, const collectives::GroupLayout& layout, double bytes,
                                           const std::vector<sg4::Host*>& members, double width) {
-    const auto key = std::make_tuple(static_cast<int>(kind), layout.size(), layout.nodes(), static_cast<long long>(bytes));
+    const auto key = std::make_tuple(static_cast<int>(kind), layout.represents(), layout.nodes(), static_cast<long long>(bytes));
     auto it = chosen_.find(key);
     if (it != chosen_.end()) return it->second;
     const auto a = flow_level_ ? collectives::choose(kind, layout, bytes, link_params(members, layout.node_of_member, width))
@@ -308,6 +308,7 @@ void Runtime::drive_collective(int spec, const std::shared_ptr<CollectiveInstanc
     if (std::find(switches.begin(), switches.end(), p_.switches[node]) == switches.end()) switches.push_back(p_.switches[node]);
   }
   layout.switch_reduction = switch_reduction_ && switches.front() != nullptr;
+  if (auto folded = w_.represents.find(c.group); folded != w_.represents.end()) layout.represented = folded->second;
   const int n_lanes = lanes(group.front());
   std::vector<sg4::Host*> endpoints;  // lane after lane: the members' hosts of that lane, then the switches
   for (int lane = 0; lane < n_lanes; ++lane) {
@@ -336,8 +337,22 @@ void Runtime::drive_collective(int spec, const std::shared_ptr<CollectiveInstanc
 
 }  // namespace
 
+namespace {
+
+/// Nodes hosting a worker's GPUs, when replicas are folded (the platform then leaves the others out); empty
+/// otherwise, so that every topology builds the whole cluster as before.
+std::vector<bool> used_nodes(const workload::Workload& w, const scenario::Scenario& s) {
+  if (w.represents.empty()) return {};
+  std::vector<bool> used(s.cluster.nodes, false);
+  for (const auto& wk : w.workers)
+    for (int g = 0; g < wk.width; ++g) used[(wk.first_rank + g) / s.cluster.gpus_per_node] = true;
+  return used;
+}
+
+}  // namespace
+
 report::Recorder run_workload(const workload::Workload& w, const scenario::Scenario& s, std::vector<bool> traced) {
-  Simulation sim(s, s.parallelism.tp);
+  Simulation sim(s, s.parallelism.tp, used_nodes(w, s));
   const auto& platform = sim.platform();
 
   report::Recorder rec(static_cast<int>(w.workers.size()), w.iterations, std::move(traced));

@@ -47,11 +47,11 @@ void check_platform(const scenario::Scenario& s) {
   platform::build_platform(s, s.parallelism.tp);
 }
 
-Simulation::Simulation(const scenario::Scenario& s, int lane_width) {
+Simulation::Simulation(const scenario::Scenario& s, int lane_width, const std::vector<bool>& used_nodes) {
   engine_ = make_engine(s.network.model);
   flow_level_ = s.network.model != "ns-3";
   if (flow_level_) sg_link_load_plugin_init();
-  platform_ = platform::build_platform(s, lane_width);
+  platform_ = platform::build_platform(s, lane_width, used_nodes);
   platform_.link_statistics = platform_.link_statistics && flow_level_;
   if (platform_.link_statistics)
     for (const auto* link : engine_->get_all_links())

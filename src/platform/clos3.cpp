@@ -20,7 +20,8 @@ class Clos3 final : public Topology {
   Clos3(int per_rack, int per_minipod, double o_leaf, double o_spine, double lat)
       : per_rack_(per_rack), per_minipod_(per_minipod), o_leaf_(o_leaf), o_spine_(o_spine), lat_(lat) {}
 
-  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) const override {
+  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width,
+                        const std::vector<bool>&) const override {
     ClusterPlatform out = empty_platform(c, lane_width);
     auto* zone = graph_zone("clos3");
     const double node_bw = c.nics_per_node * c.nic_bandwidth * hw.calibration.network_efficiency;

@@ -19,7 +19,8 @@ class Dragonfly final : public Topology {
   Dragonfly(int g, int a, int p, double local, double global, double lat)
       : g_(g), a_(a), p_(p), local_(local), global_(global), lat_(lat) {}
 
-  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) const override {
+  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width,
+                        const std::vector<bool>&) const override {
     ClusterPlatform out = empty_platform(c, lane_width);
     auto* zone = graph_zone("dragonfly");
     const double e = hw.calibration.network_efficiency;

@@ -32,7 +32,8 @@ struct Zone {
 
 class FatTree final : public Topology {
  public:
-  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) const override {
+  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width,
+                        const std::vector<bool>& used_nodes) const override {
     const auto p = fat_tree_params(c);
     ClusterPlatform out = empty_platform(c, lane_width);
     const int per_group = nodes_per_leaf_group(c, p);
@@ -55,6 +56,10 @@ class FatTree final : public Topology {
       std::vector<Zone> nodes;
       std::vector<sg4::Link*> ports;
       for (int n = first; n < last; ++n) {
+        if (!used_nodes.empty() && !used_nodes[n]) {  // its zone, links and routes would cost O(nodes) each
+          leave_out_node(c, out);
+          continue;
+        }
         const std::string node = "node" + std::to_string(n);
         auto* nz = sg4::create_full_zone(node);
         nz->set_parent(gz);
@@ -90,6 +95,10 @@ class FatTree final : public Topology {
     const auto p = fat_tree_params(c);
     const double half = c.nodes / 2.0 * c.nics_per_node * c.nic_bandwidth * hw.calibration.network_efficiency;
     return nodes_per_leaf_group(c, p) >= c.nodes ? half : half / p.oversubscription;
+  }
+  int fold_unit_nodes(const scenario::Cluster& c) const override {
+    const auto p = fat_tree_params(c);
+    return p.oversubscription <= 1 ? nodes_per_leaf_group(c, p) : 0;
   }
 };
 

@@ -28,6 +28,11 @@ ClusterPlatform empty_platform(const scenario::Cluster& c, int lane_width) {
   return out;
 }
 
+void leave_out_node(const scenario::Cluster& c, ClusterPlatform& out) {
+  out.hosts.insert(out.hosts.end(), c.gpus_per_node / out.lane_width, nullptr);
+  out.switches.push_back(nullptr);
+}
+
 sg4::NetZone* graph_zone(const std::string& name) { return sg4::create_dijkstra_zone(name, true); }
 
 void add_node(sg4::NetZone* zone, int node, const scenario::Cluster& c, const scenario::Hardware& hw, NetPoint* attach,

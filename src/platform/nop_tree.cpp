@@ -18,7 +18,8 @@ class NopTree final : public Topology {
   NopTree(int groups, int per_group, double bw, double lat, double dram)
       : groups_(groups), per_group_(per_group), bw_(bw), lat_(lat), dram_(dram) {}
 
-  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) const override {
+  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width,
+                        const std::vector<bool>&) const override {
     ClusterPlatform out = empty_platform(c, lane_width);
     auto* zone = graph_zone("nop-tree");
     auto* root = zone->create_router("nop-root");

@@ -71,7 +71,7 @@ class SimgridXml final : public Topology {
  public:
   explicit SimgridXml(std::string file) : file_(std::move(file)) {}
 
-  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware&, int) const override {
+  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware&, int, const std::vector<bool>&) const override {
     auto* engine = sg4::Engine::get_instance();
     try {
       engine->load_platform(file_);

@@ -15,8 +15,8 @@ void require_node_count(const scenario::Scenario& s, long long product, const st
                                                  std::to_string(s.cluster.nodes) + " nodes; they must be equal");
 }
 
-ClusterPlatform build_platform(const scenario::Scenario& s, int lane_width) {
-  return make_topology(s)->build(s.cluster, s.hardware, lane_width);
+ClusterPlatform build_platform(const scenario::Scenario& s, int lane_width, const std::vector<bool>& used_nodes) {
+  return make_topology(s)->build(s.cluster, s.hardware, lane_width, used_nodes);
 }
 
 LLMSIM_FAMILY(Topology, "cluster", "topology", "fat-tree", "network topology between nodes", 10,

@@ -17,7 +17,8 @@ class Torus final : public Topology {
  public:
   Torus(int x, int y, int z, double bw, double lat) : dims_{x, y, z}, bw_(bw), lat_(lat) {}
 
-  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) const override {
+  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width,
+                        const std::vector<bool>&) const override {
     ClusterPlatform out = empty_platform(c, lane_width);
     auto* zone = graph_zone("torus");
     std::vector<NetPoint*> routers;

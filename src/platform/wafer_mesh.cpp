@@ -18,7 +18,8 @@ class WaferMesh final : public Topology {
  public:
   WaferMesh(int rows, int cols, double bw, double lat) : rows_(rows), cols_(cols), bw_(bw), lat_(lat) {}
 
-  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width) const override {
+  ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width,
+                        const std::vector<bool>&) const override {
     ClusterPlatform out = empty_platform(c, lane_width);
     auto* zone = graph_zone("wafer");
     std::vector<NetPoint*> r;

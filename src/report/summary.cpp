@@ -48,7 +48,8 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
   out["parallelism"] = {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
                         {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
                         {"micro_batches", plan.micro_batches},
-                        {"pipeline_schedule", s.strategies.pipeline_schedule.name}};
+                        {"pipeline_schedule", s.strategies.pipeline_schedule.name},
+                        {"simulated_dp", plan.layout.simulated_dp}};
 
   bool oom = false;
   json peaks = json::array(), breakdown = json::array();
@@ -125,6 +126,9 @@ std::string summary_table(const json& s) {
                          p["pipeline_schedule"].get<std::string>() +
                          " (v=" + std::to_string(p["virtual_stages"].get<int>()) + ", m=" +
                          std::to_string(p["micro_batches"].get<int>()) + ")");
+  if (p.contains("simulated_dp") && p["simulated_dp"] != p["dp"])
+    row("simulated replicas", std::to_string(p["simulated_dp"].get<int>()) + " of dp " +
+                                  std::to_string(p["dp"].get<int>()) + ", the others identical (network.fold_replicas)");
   row("status", s["status"].get<std::string>());
   if (s.contains("iteration_time_s")) {
     row("iteration time", num(s["iteration_time_s"].get<double>(), "%.4f s"));

@@ -262,6 +262,11 @@ FieldList network_fields() {
       Field::choice("collective_algorithm", collectives::algorithm_names(),
                     "algorithm of data-parallel collectives; auto = NCCL-style choice by size and topology")
           .with_default("auto"),
+      Field::boolean("fold_replicas",
+                     "simulate only the data-parallel replicas that cover two of the topology's repeated units (a "
+                     "fat-tree's leaf groups), the others being identical; their collectives keep the whole group's "
+                     "bytes and latency hops (docs/performance.md: measured error); false = every replica")
+          .with_default(true),
   };
 }
 

@@ -47,6 +47,7 @@ CpExchanges add_cp_exchanges(const scenario::Scenario& s, int pp, const std::fun
   out.spec.assign(pp, std::vector<std::vector<std::vector<int>>>(dp, std::vector<std::vector<int>>(kinds.size())));
   for (int stage = 0; stage < pp; ++stage)
     for (int d = 0; d < dp; ++d) {
+      if (worker_of(stage, d) < 0) continue;  // folded away
       const int group = static_cast<int>(w.groups.size());
       w.groups.emplace_back();
       for (int c = 0; c < cp; ++c) w.groups.back().push_back(worker_of(stage, c * dp + d));

@@ -30,6 +30,7 @@ class BucketedSync : public GradientSync {
     Buckets experts(g.expert_members.size(), v), dense(1, v);  // experts' collectives first, as in the spec order
     for (size_t a = 0; a < g.expert_members.size(); ++a) {
       const int group = static_cast<int>(w.groups.size());
+      if (g.expert_group_represents > 0) w.represents[group] = g.expert_group_represents;
       w.groups.push_back(g.expert_members[a]);
       add_parts(g, group, &ChunkParams::experts, experts, a, w);
     }

@@ -28,6 +28,7 @@ MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan,
     const auto& tr = plan.traffic[index];
     const int stage = stage_of_layer[layer];
     for (int g = 0; g < groups; ++g) {
+      if (worker_of(stage, g * ep) < 0) continue;  // folded away (ep divides the simulated dp indices)
       std::vector<int> members;
       for (int a = 0; a < ep; ++a) members.push_back(worker_of(stage, g * ep + a));
       for (const Part& part : parts) {

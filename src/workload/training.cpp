@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "llmsim/model/transformer.hpp"
+#include "llmsim/platform/topology.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/workload/model_parts.hpp"
+#include "llmsim/workload/replica_fold.hpp"
 
 namespace llmsim::workload {
 namespace {
@@ -25,6 +27,8 @@ TrainingLayout layout_of(const scenario::Scenario& s, const strategy::PipelineSc
   l.chunk_of.assign(l.pp, std::vector<int>(l.v));
   for (int stage = 0; stage < l.pp; ++stage)
     for (int c = 0; c < l.v; ++c) l.chunk_of[stage][c] = schedule.model_chunk(l.pp, stage, c);
+  l.simulated_dp = l.dp;  // simulated_dp() reads the placement of the whole layout
+  l.simulated_dp = simulated_dp(s, l, platform::make_topology(s)->fold_unit_nodes(s.cluster));
   return l;
 }
 
@@ -64,7 +68,8 @@ void plan_passes(TrainingPlan& plan, const scenario::Scenario& s, const hardware
   plan.hardware_flops = hw_flops_job * replicas;
 }
 
-/// The position of tp group (cp rank c, dp index d, stage) in `order` (e.g. "tp-cp-dp-pp", fastest first).
+}  // namespace
+
 int tp_group_index(const std::string& order, int c, int d, int stage, const TrainingLayout& l) {
   int index = 0, stride = 1;
   for (size_t at = 3; at < order.size(); at += 3) {  // the dimensions after "tp"
@@ -76,11 +81,14 @@ int tp_group_index(const std::string& order, int c, int d, int stage, const Trai
   return index;
 }
 
-/// Workers: one per (stage, replica), placed by parallelism.rank_order.
+namespace {
+
+/// Workers: one per (stage, simulated replica), placed by parallelism.rank_order, in worker_of's order.
 void place_workers(const TrainingLayout& l, const scenario::Scenario& s, Workload& w) {
   const int gpus_per_node = s.cluster.gpus_per_node;
   for (int stage = 0; stage < l.pp; ++stage)
     for (int r = 0; r < l.replicas; ++r) {
+      if (!l.simulated(r)) continue;
       Worker wk;
       wk.first_rank = l.tp * tp_group_index(s.parallelism.rank_order, r / l.dp, r % l.dp, stage, l);
       wk.node = wk.first_rank / gpus_per_node;
@@ -102,6 +110,7 @@ std::vector<int> add_dp_groups(const scenario::Scenario& s, const TrainingLayout
     collectives::GroupLayout layout;
     layout.switch_reduction = s.hardware.nvswitch_reduction;
     for (int r = 0; r < l.replicas; ++r) {
+      if (!l.simulated(r)) continue;
       g.push_back(l.worker_of(stage, r));
       layout.node_of_member.push_back(w.workers[g.back()].node);
     }
@@ -112,6 +121,7 @@ std::vector<int> add_dp_groups(const scenario::Scenario& s, const TrainingLayout
                               " data-parallel ranks (halving-doubling needs a power of two, hierarchical several "
                               "ranks per node on several nodes, in-switch one node with an NVLS switch)");
     dp_group[stage] = static_cast<int>(w.groups.size());
+    if (l.simulated_dp < l.dp) w.represents[dp_group[stage]] = l.replicas;
     w.groups.push_back(g);
   }
   return dp_group;
@@ -127,6 +137,7 @@ void add_tied_embedding(TrainingPlan& plan, const scenario::Scenario& s) {
   const double grad_bytes_per_param = model::gradient_bytes_per_param(model::LayerShape::from(s).precision,
                                                                      s.training.grad_reduce_in_fp32);
   for (int r = 0; r < l.replicas; ++r) {
+    if (!l.simulated(r)) continue;
     plan.tied_embedding[r] = static_cast<int>(w.collectives.size());
     w.collectives.push_back({"tied embedding grad", static_cast<int>(w.groups.size()), Kind::AllReduce,
                              double(s.model.vocab) * s.model.hidden / l.tp * grad_bytes_per_param,
@@ -173,8 +184,10 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   if (l.replicas / l.ep > 1)  // the replicas holding the same experts (dp/ep of each cp rank)
     for (int a = 0; a < l.ep; ++a) {
       g.expert_members.emplace_back();
-      for (int r = a; r < l.replicas; r += l.ep) g.expert_members.back().push_back(l.worker_of(stage, r));
+      for (int r = a; r < l.replicas; r += l.ep)
+        if (l.simulated(r)) g.expert_members.back().push_back(l.worker_of(stage, r));
     }
+  if (l.simulated_dp < l.dp) g.expert_group_represents = l.replicas / l.ep;
   sp.sync = sync.plan(g, plan.workload);
   return sp;
 }

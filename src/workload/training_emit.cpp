@@ -75,6 +75,7 @@ void emit_training(TrainingPlan& plan, const strategy::PipelineSchedule& schedul
   const TrainingLayout& l = plan.layout;
   for (const StagePlan& sp : plan.stages)
     for (int r = 0; r < l.replicas; ++r) {
+      if (!l.simulated(r)) continue;
       WorkerEmitter emitter(plan, sp, r, plan.workload.workers[l.worker_of(sp.stage, r)]);
       for (int it = 0; it < plan.workload.iterations; ++it) emitter.iteration(it, schedule);
     }

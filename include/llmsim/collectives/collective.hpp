@@ -28,11 +28,18 @@ double bus_factor(Kind k, int n);
 
 /// Who takes part: members in the group's order and the node of each; `switch_reduction` when the members'
 /// node switch can reduce in the network (NVLS); `window` bounds concurrent peers of direct algorithms (0 = all).
+/// Folded replicas (workload/replica_fold.hpp): `represents` > size() when the members stand for a larger group
+/// of identical replicas; ring, tree and hierarchical plans then size their bytes per edge and latency hops for
+/// represents() members while their flows run between the members present (docs/performance.md), and the other
+/// algorithms are not supported.
 struct GroupLayout {
   std::vector<int> node_of_member;
   bool switch_reduction = false;
   int window = 0;
+  int represented = 0;  ///< members the group stands for; 0 = size()
   int size() const { return static_cast<int>(node_of_member.size()); }
+  int represents() const { return represented > size() ? represented : size(); }
+  bool folded() const { return represents() > size(); }
   int nodes() const;                  ///< distinct nodes
   int members_per_node() const;       ///< k if every node holds k consecutive members, else 0
 };

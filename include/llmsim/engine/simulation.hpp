@@ -34,8 +34,8 @@ void check_platform(const scenario::Scenario& s);
 class Simulation {
  public:
   /// Network model from s.network: CM02 (no TCP factors), LV08, IB or ns-3; cross-traffic and the TCP window
-  /// off for the flow models.
-  Simulation(const scenario::Scenario& s, int lane_width);
+  /// off for the flow models. `used_nodes` as in platform::Topology::build (empty: every node).
+  Simulation(const scenario::Scenario& s, int lane_width, const std::vector<bool>& used_nodes = {});
   ~Simulation();
   const platform::ClusterPlatform& platform() const { return platform_; }
   void run();

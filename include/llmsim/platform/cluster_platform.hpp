@@ -39,7 +39,8 @@ struct ClusterPlatform {
 
 /// Creates the zones, hosts and links of `s.cluster` in the current SimGrid engine (which must exist and have
 /// no platform yet). `lane_width` must divide gpus_per_node; topologies may build a smaller one (see above).
-/// Throws ScenarioError for a topology that cannot be built (e.g. an unreadable platform file).
-ClusterPlatform build_platform(const scenario::Scenario& s, int lane_width);
+/// Throws ScenarioError for a topology that cannot be built (e.g. an unreadable platform file). `used_nodes`
+/// as in Topology::build (empty: every node).
+ClusterPlatform build_platform(const scenario::Scenario& s, int lane_width, const std::vector<bool>& used_nodes = {});
 
 }  // namespace llmsim::platform

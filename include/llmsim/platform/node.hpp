@@ -35,6 +35,10 @@ void connect(simgrid::s4u::NetZone* zone, NetPoint* a, NetPoint* b, simgrid::s4u
 void add_node(simgrid::s4u::NetZone* zone, int node, const scenario::Cluster& c, const scenario::Hardware& hw,
               NetPoint* attach, ClusterPlatform& out);
 
+/// Appends the placeholders (null hosts and switch) of a node left out of the platform to `out`, so that
+/// ClusterPlatform::host keeps its indexing.
+void leave_out_node(const scenario::Cluster& c, ClusterPlatform& out);
+
 /// An empty platform description for `c` with hosts of `lane_width` GPUs (filled by add_node).
 ClusterPlatform empty_platform(const scenario::Cluster& c, int lane_width);
 

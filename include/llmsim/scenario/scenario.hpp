@@ -189,6 +189,7 @@ struct Network {
   std::string model = "CM02";                  ///< SimGrid flow model
   std::string collective_algorithm = "auto";   ///< collectives::algorithm_names()
   double message_overhead = 0;                 ///< per message / collective step [s]
+  bool fold_replicas = true;                   ///< simulate representative dp replicas (workload/replica_fold.hpp)
 };
 
 struct Output {

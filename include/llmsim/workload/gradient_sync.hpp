@@ -45,6 +45,7 @@ struct StageGradients {
   int dp_group = -1;                             ///< Workload::groups index of the stage's dp replicas
   /// [ep rank] workers of the dp/ep replicas holding the same experts (empty when dp/ep is 1)
   std::vector<std::vector<int>> expert_members;
+  int expert_group_represents = 0;  ///< replicas each expert group stands for when folded (0: its size)
 };
 
 /// Where the hook's steps go in a stage's step; `at_chunk_end` and `at_layer_end` per ep rank of the replica.

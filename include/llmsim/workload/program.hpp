@@ -5,6 +5,7 @@
 // given per GPU and carried by one aggregated flow (platform/cluster_platform.hpp, lane aggregation).
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -169,6 +170,8 @@ struct Workload {
   std::vector<ComputeCost> costs;
   std::vector<CollectiveSpec> collectives;
   std::vector<std::vector<int>> groups;  ///< worker indices, ring order
+  /// Groups of folded replicas (workload/replica_fold.hpp): group -> members it stands for; absent: its size.
+  std::map<int, int> represents;
   int iterations = 1;
 };
 

@@ -54,13 +54,24 @@ namespace llmsim::workload {
 struct TrainingLayout {
   int pp = 1, dp = 1, tp = 1, ep = 1, v = 1, chunks = 1, cp = 1;
   int replicas = 1;                 ///< dp * cp per stage
+  int simulated_dp = 1;             ///< dp indices with workers (workload/replica_fold.hpp); dp unless folded
   std::vector<int> layers_of;       ///< [global chunk] transformer layers
   std::vector<int> first_layer_of;  ///< [global chunk] model layer index of its first layer
   std::vector<int> owner;           ///< [global chunk] stage holding it
   std::vector<int> stage_of_layer;  ///< [model layer] stage holding it
   std::vector<std::vector<int>> chunk_of;  ///< [stage][local chunk] global chunk
-  int worker_of(int stage, int replica) const { return stage * replicas + replica; }
+  /// Whether replica c * dp + d has workers (d < simulated_dp).
+  bool simulated(int replica) const { return replica % dp < simulated_dp; }
+  /// The worker of (stage, replica), -1 for a replica folded away.
+  int worker_of(int stage, int replica) const {
+    if (!simulated(replica)) return -1;
+    return (stage * cp + replica / dp) * simulated_dp + replica % dp;
+  }
 };
+
+/// The position of tp group (cp rank c, dp index d, stage) in parallelism.rank_order `order` (e.g.
+/// "tp-cp-dp-pp", fastest first): its first global rank is tp times this.
+int tp_group_index(const std::string& order, int c, int d, int stage, const TrainingLayout& l);
 
 struct StagePlan {
   int stage = 0;

@@ -1,0 +1,42 @@
+// End to end: folded data-parallel replicas (network.fold_replicas, workload/replica_fold.hpp) against every
+// replica simulated, on a fat-tree of 4-node leaf groups where the fold leaves out half or more of the job.
+#include "../support/cli.hpp"
+
+namespace {
+using namespace llmsim::test;
+
+class ReplicaFoldCli : public Cli {
+ protected:
+  /// The default scenario with `extra` over 32 nodes with 8-port leaf switches (4 nodes per leaf group), one
+  /// iteration: folded (the default), then with every replica.
+  std::pair<json, json> folded_and_exact(const std::string& extra) {
+    const std::string base = "--set cluster.nodes=32 --set cluster.topology.leaf_radix=8 --set output.trace=false "
+                             "--set training.iterations=1 " + extra;
+    return {run_summary("scenarios/default.json", base), run_summary("scenarios/default.json",
+                                                                     base + " --set network.fold_replicas=false")};
+  }
+};
+
+TEST_F(ReplicaFoldCli, DataParallelRingsWithinOnePercentOfEveryReplica) {
+  // tp 2, pp 2, dp 64 (interleaved 1F1B): 32 of 64 replicas are simulated.
+  const auto [folded, exact] = folded_and_exact("--set training.global_batch=256");
+  EXPECT_EQ(folded["parallelism"]["simulated_dp"], 32);
+  EXPECT_EQ(exact["parallelism"]["simulated_dp"], 64);
+  const double t = exact["iteration_time_s"].get<double>();
+  EXPECT_NEAR(folded["iteration_time_s"].get<double>(), t, 0.01 * t);
+  EXPECT_NEAR(folded["time_breakdown_s"]["dp_comm"].get<double>(), exact["time_breakdown_s"]["dp_comm"].get<double>(),
+              0.01 * t);
+  EXPECT_LT(folded["simulated_events"].get<double>(), 0.6 * exact["simulated_events"].get<double>());
+}
+
+TEST_F(ReplicaFoldCli, ZeroShardedReplicasWithinOnePercent) {
+  // tp 8, pp 1, ZeRO-1 (reduce-scatter, then the parameters' all-gather), dp 32: 8 of 32 replicas.
+  const auto [folded, exact] = folded_and_exact(
+      "--set parallelism.tp=8 --set parallelism.pp=1 --set training.global_batch=64 --set training.zero_stage=1");
+  EXPECT_EQ(folded["parallelism"]["simulated_dp"], 8);
+  const double t = exact["iteration_time_s"].get<double>();
+  EXPECT_NEAR(folded["iteration_time_s"].get<double>(), t, 0.01 * t);
+  EXPECT_EQ(folded["peak_memory_bytes"], exact["peak_memory_bytes"]);  // sharded over all 32, as before
+}
+
+}  // namespace
