@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "llmsim/collectives/aggregate.hpp"
 #include "llmsim/collectives/auto_select.hpp"
 #include "llmsim/engine/plan_runner.hpp"
 #include "llmsim/engine/simulation.hpp"
@@ -63,7 +64,8 @@ std::vector<BenchRow> bench_collective(const scenario::Scenario& s, const BenchO
       if (o.kind == collectives::Kind::AllToAllV)  // uneven: row i sends (1 + i mod 4) shares
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < n; ++j) matrix.push_back(i == j ? 0 : bytes / n * (1 + i % 4) / 2.5);
-      const auto plan = collectives::make_plan(o.kind, algorithm, layout, bytes, matrix);
+      auto plan = collectives::make_plan(o.kind, algorithm, layout, bytes, matrix);
+      if (sim.aggregate_flows()) plan = collectives::aggregate_flows(plan, layout);
       const double t0 = sg4::Engine::get_clock();
       engine::run_plan(plan, endpoints, 1, flows, s.network.message_overhead);
       const double t = sg4::Engine::get_clock() - t0;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "llmsim/collectives/aggregate.hpp"
 #include "llmsim/collectives/auto_select.hpp"
 #include "llmsim/engine/plan_runner.hpp"
 #include "llmsim/engine/simulation.hpp"
@@ -85,6 +86,7 @@ class Runtime {
   void run_worker(int id);
   void set_switch_reduction(bool on) { switch_reduction_ = on; }
   void set_flow_level(bool on) { flow_level_ = on; }
+  void set_aggregate_flows(bool on) { aggregate_flows_ = on; }
   void set_message_overhead(double seconds) { message_overhead_ = seconds; }
   bool finished(int id) const { return finished_.count(id) > 0; }
 
@@ -133,6 +135,7 @@ class Runtime {
   std::set<int> finished_;
   bool switch_reduction_ = false;
   bool flow_level_ = true;
+  bool aggregate_flows_ = false;
   double message_overhead_ = 0;
   std::map<std::tuple<int, int, int, long long>, collectives::Algorithm> chosen_;
 
@@ -320,8 +323,9 @@ void Runtime::drive_collective(int spec, const std::shared_ptr<CollectiveInstanc
   if (algorithm == collectives::Algorithm::Auto)
     algorithm = choose_algorithm(c.kind, layout, c.bytes,
                                  std::vector<sg4::Host*>(endpoints.begin(), endpoints.begin() + group.size()), scale);
-  const auto plan = engine::replicate_lanes(collectives::make_plan(c.kind, algorithm, layout, c.bytes, c.matrix),
-                                            static_cast<int>(group.size() + switches.size()), n_lanes);
+  auto member_plan = collectives::make_plan(c.kind, algorithm, layout, c.bytes, c.matrix);
+  if (aggregate_flows_) member_plan = collectives::aggregate_flows(member_plan, layout);
+  const auto plan = engine::replicate_lanes(member_plan, static_cast<int>(group.size() + switches.size()), n_lanes);
   rec_.count_activity(run_plan(plan, endpoints, scale, flow_level_, message_overhead_));
   const double t1 = sg4::Engine::get_clock();
   for (int member : group) rec_.event({member, 1, c.category, workload::Pass::None, -1, -1, spec, t0, t1});
@@ -359,6 +363,7 @@ report::Recorder run_workload(const workload::Workload& w, const scenario::Scena
   Runtime rt(w, platform, rec);
   rt.set_switch_reduction(s.hardware.nvswitch_reduction);
   rt.set_flow_level(sim.flow_level());
+  rt.set_aggregate_flows(sim.aggregate_flows());
   rt.set_message_overhead(s.network.message_overhead);
   for (size_t i = 0; i < w.workers.size(); ++i)
     sg4::Actor::create("worker" + std::to_string(i), rt.host(static_cast<int>(i)),

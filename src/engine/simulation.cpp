@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "llmsim/platform/topology.hpp"
 #include "llmsim/util/interrupt.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -50,6 +51,8 @@ void check_platform(const scenario::Scenario& s) {
 Simulation::Simulation(const scenario::Scenario& s, int lane_width, const std::vector<bool>& used_nodes) {
   engine_ = make_engine(s.network.model);
   flow_level_ = s.network.model != "ns-3";
+  aggregate_flows_ = flow_level_ && s.network.aggregate_flows && s.cluster.intra_node == "nvswitch" &&
+                     platform::make_topology(s)->fold_unit_nodes(s.cluster) > 0;
   if (flow_level_) sg_link_load_plugin_init();
   platform_ = platform::build_platform(s, lane_width, used_nodes);
   platform_.link_statistics = platform_.link_statistics && flow_level_;

@@ -30,6 +30,37 @@ struct Zone {
   NetPoint* gateway;
 };
 
+/// A node's ports into the non-blocking leaf: `in` carries a leaf traversal's latency into the node, `out` the
+/// way out of the group (its latency is on the uplinks).
+struct Ports {
+  sg4::Link* in;
+  sg4::Link* out;
+};
+
+/// A link that never limits (1e15 bytes/s), only for its latency.
+sg4::Link* port(sg4::NetZone* zone, const std::string& name, double latency) {
+  return zone->create_link(name, 1e15)->set_latency(latency)->seal();
+}
+
+/// Routes of a leaf group: node a to node b through b's in-port only, a node to the group's uplinks (`up`)
+/// through its out-port, back through its in-port. Each flow meets one port of the leaf (none can limit it), so
+/// flows between different pairs of nodes share no link there and stay separate max-min systems for SimGrid,
+/// which re-solves a whole connected system at each flow's start and end (docs/performance.md). Routes keep
+/// the latency of NIC, leaf(, spine, leaf), NIC.
+void connect_leaf(sg4::NetZone* gz, const std::vector<Zone>& nodes, const std::vector<Ports>& ports, const Zone& up) {
+  using Dir = sg4::LinkInRoute::Direction;
+  for (size_t a = 0; a < nodes.size(); ++a) {
+    for (size_t b = 0; b < nodes.size(); ++b)
+      if (a != b)
+        gz->add_route(nodes[a].zone->get_netpoint(), nodes[b].zone->get_netpoint(), nodes[a].gateway, nodes[b].gateway,
+                      {{ports[b].in, Dir::NONE}}, false);
+    gz->add_route(nodes[a].zone->get_netpoint(), up.zone->get_netpoint(), nodes[a].gateway, up.gateway,
+                  {{ports[a].out, Dir::NONE}}, false);
+    gz->add_route(up.zone->get_netpoint(), nodes[a].zone->get_netpoint(), up.gateway, nodes[a].gateway,
+                  {{ports[a].in, Dir::NONE}}, false);
+  }
+}
+
 class FatTree final : public Topology {
  public:
   ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware& hw, int lane_width,
@@ -54,7 +85,7 @@ class FatTree final : public Topology {
       switch_zone->seal();
       const int first = gi * per_group, last = std::min(c.nodes, first + per_group);
       std::vector<Zone> nodes;
-      std::vector<sg4::Link*> ports;
+      std::vector<Ports> ports;
       for (int n = first; n < last; ++n) {
         if (!used_nodes.empty() && !used_nodes[n]) {  // its zone, links and routes would cost O(nodes) each
           leave_out_node(c, out);
@@ -67,16 +98,9 @@ class FatTree final : public Topology {
         add_node(nz, n, c, hw, node_gw, out);
         nz->seal();
         nodes.push_back({nz, node_gw});
-        // The node's port into the non-blocking leaf: half a leaf traversal each way.
-        ports.push_back(nonblocking_link(gz, node + "-leafport", p.switch_latency / 2));
+        ports.push_back({port(gz, node + "-leaf-in", p.switch_latency), port(gz, node + "-leaf-out", 0)});
       }
-      for (size_t a = 0; a < nodes.size(); ++a) {
-        for (size_t b = a + 1; b < nodes.size(); ++b)
-          gz->add_route(nodes[a].zone->get_netpoint(), nodes[b].zone->get_netpoint(), nodes[a].gateway, nodes[b].gateway,
-                        {{ports[a], Dir::UP}, {ports[b], Dir::DOWN}}, true);
-        gz->add_route(nodes[a].zone->get_netpoint(), switch_zone->get_netpoint(), nodes[a].gateway, gw,
-                      {{ports[a], Dir::UP}}, true);
-      }
+      connect_leaf(gz, nodes, ports, {switch_zone, gw});
       gz->seal();
       const double down_bw = (last - first) * c.nics_per_node * c.nic_bandwidth * hw.calibration.network_efficiency;
       // Half of each leaf and of the spine traversal: a cross-group route crosses two uplinks.

@@ -12,10 +12,6 @@ sg4::Link* duplex_link(sg4::NetZone* zone, const std::string& name, double bandw
   return zone->create_split_duplex_link(name, bandwidth)->set_latency(latency)->seal();
 }
 
-sg4::Link* nonblocking_link(sg4::NetZone* zone, const std::string& name, double latency) {
-  return duplex_link(zone, name, 1e15, latency);
-}
-
 void connect(sg4::NetZone* zone, NetPoint* a, NetPoint* b, sg4::Link* link) {
   zone->add_route(a, b, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}}, true);
 }

@@ -267,6 +267,12 @@ FieldList network_fields() {
                      "fat-tree's leaf groups), the others being identical; their collectives keep the whole group's "
                      "bytes and latency hops (docs/performance.md: measured error); false = every replica")
           .with_default(true),
+      Field::boolean("aggregate_flows",
+                     "re-pair a direct (all-pairs) collective's flows into about one per member inside nodes and one "
+                     "across, with the same bytes through every GPU's NVSwitch port and NIC, where the topology's "
+                     "fabric beyond the NICs never limits (collectives/aggregate.hpp; docs/performance.md: measured "
+                     "error); false = every pair's flow")
+          .with_default(true),
   };
 }
 

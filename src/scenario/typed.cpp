@@ -274,6 +274,7 @@ Scenario to_typed(const json& raw) {
   s.network.collective_algorithm = raw["network"]["collective_algorithm"];
   s.network.message_overhead = raw["network"]["message_overhead_us"].get<double>() * 1e-6;
   s.network.fold_replicas = raw["network"]["fold_replicas"].get<bool>();
+  s.network.aggregate_flows = raw["network"]["aggregate_flows"].get<bool>();
   s.output.trace = raw["output"]["trace"];
   s.output.trace_ranks = trace_ranks(raw["output"]["trace_ranks"].get<std::string>(), s.cluster.total_gpus());
   if (s.kind != "serving") trace_iterations(raw["output"]["trace_iterations"].get<std::string>(), s.training.iterations, s.output);

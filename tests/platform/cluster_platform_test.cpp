@@ -47,12 +47,13 @@ TEST(ClusterPlatform, HopsBandwidthAndLatencyOfEachRouteKind) {
   EXPECT_DOUBLE_EQ(intra.bandwidth, eff_nvl);
   EXPECT_DOUBLE_EQ(intra.latency, s.hardware.nvlink_latency);
 
-  const Route leaf = route(p.host(0, 3), p.host(19, 3));  // NIC, leaf port out, leaf port in, NIC
-  EXPECT_EQ(leaf.hops, 4u);
+  const Route leaf = route(p.host(0, 3), p.host(19, 3));  // NIC, the other node's leaf port in, NIC
+  EXPECT_EQ(leaf.hops, 3u);
   EXPECT_DOUBLE_EQ(leaf.bandwidth, eff_nic);
   EXPECT_DOUBLE_EQ(leaf.latency, 2 * c.nic_latency + switch_latency);
 
-  const Route spine = route(p.host(0, 3), p.host(45, 3));  // NIC, leaf port, uplink up, uplink down, leaf port, NIC
+  // NIC, leaf port out, uplink up, uplink down, the other node's leaf port in, NIC
+  const Route spine = route(p.host(0, 3), p.host(45, 3));
   EXPECT_EQ(spine.hops, 6u);
   EXPECT_DOUBLE_EQ(spine.bandwidth, eff_nic);
   EXPECT_DOUBLE_EQ(spine.latency, 2 * c.nic_latency + 3 * switch_latency);  // leaf, spine, leaf

@@ -42,6 +42,9 @@ class Simulation {
   /// False under a packet-level model (ns-3): routes cannot be queried, so collectives skip the extra latency
   /// hops, "auto" falls back to ring and there are no link statistics.
   bool flow_level() const { return flow_level_; }
+  /// network.aggregate_flows where it holds (collectives/aggregate.hpp): a flow model, GPUs behind an NVSwitch
+  /// and a topology whose fabric beyond the NICs never limits (Topology::fold_unit_nodes > 0).
+  bool aggregate_flows() const { return aggregate_flows_; }
   /// Every link with its traffic, busiest (peak utilisation, then bytes) first; call after run().
   std::vector<LinkStat> link_stats() const;
 
@@ -49,6 +52,7 @@ class Simulation {
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   platform::ClusterPlatform platform_;
   bool flow_level_ = true;
+  bool aggregate_flows_ = false;
 };
 
 }  // namespace llmsim::engine

@@ -23,10 +23,6 @@ namespace llmsim::platform {
 using NetPoint = simgrid::kernel::routing::NetPoint;
 
 simgrid::s4u::Link* duplex_link(simgrid::s4u::NetZone* zone, const std::string& name, double bandwidth, double latency);
-/// A split-duplex link that never limits bandwidth (1e15 bytes/s: a non-blocking switch port), with a latency.
-/// Give each node its own rather than one fabric link for all: flows that share a link are one connected
-/// system for SimGrid's max-min solver, re-solved whole at every flow start and end.
-simgrid::s4u::Link* nonblocking_link(simgrid::s4u::NetZone* zone, const std::string& name, double latency);
 /// Symmetric route a <-> b over one split-duplex link (UP from a to b).
 void connect(simgrid::s4u::NetZone* zone, NetPoint* a, NetPoint* b, simgrid::s4u::Link* link);
 

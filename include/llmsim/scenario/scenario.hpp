@@ -190,6 +190,7 @@ struct Network {
   std::string collective_algorithm = "auto";   ///< collectives::algorithm_names()
   double message_overhead = 0;                 ///< per message / collective step [s]
   bool fold_replicas = true;                   ///< simulate representative dp replicas (workload/replica_fold.hpp)
+  bool aggregate_flows = true;                 ///< re-pair all-pairs flows (collectives/aggregate.hpp)
 };
 
 struct Output {
