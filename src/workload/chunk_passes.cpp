@@ -120,6 +120,12 @@ class Builder {
     std::vector<int> waits;  // what the next block waits for
     int chunk_in = -1;       // exchange queued once per chunk of the next repeated segment
     int deferred = -1;       // an overlapped exchange: waited for after the segment that runs beside it
+    int params = -1;         // the layer whose parameters the next block starts needing (ZeRO-3)
+    auto emit = [&](Piece piece) {
+      piece.params_of_layer = params;
+      params = -1;
+      pieces.push_back(std::move(piece));
+    };
     auto add_segment = [&](ComputeCost& to, const Segment& seg) {
       for (int i = 0; i < kTimeCategories; ++i) to.by_category[i] += costs_[seg.compute].by_category[i];
       to.flops += costs_[seg.compute].flops;
@@ -129,15 +135,22 @@ class Builder {
     const auto& segs = chain.segments;
     for (size_t i = 0; i < segs.size(); ++i) {
       const Segment& seg = segs[i];
+      if (seg.params_of_layer >= 0) {  // a new block from here, after the gather it waits for
+        if (content) {
+          emit({add(c), waits, {}});
+          c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear();
+        }
+        params = seg.params_of_layer;
+      }
       if (seg.repeat > 1) {
-        if (content || !waits.empty()) pieces.push_back({add(c), waits, {}});
+        if (content || !waits.empty()) emit({add(c), waits, {}});
         c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear();
         ComputeCost one{name, 0, {}, 0};
         add_segment(one, seg);
         const int block = add(one);
         for (int r = 0; r < seg.repeat; ++r)
-          pieces.push_back({block, chunk_in >= 0 ? std::vector<int>{chunk_in} : std::vector<int>{},
-                            seg.exchange >= 0 ? std::vector<int>{seg.exchange} : std::vector<int>{}});
+          emit({block, chunk_in >= 0 ? std::vector<int>{chunk_in} : std::vector<int>{},
+                seg.exchange >= 0 ? std::vector<int>{seg.exchange} : std::vector<int>{}});
         pieces.back().gradients_of_layer = seg.gradients_of_layer;
         // Followed by a segment repeated as often: its run r waits only for this exchange's run r.
         const bool chained = seg.exchange >= 0 && i + 1 < segs.size() && segs[i + 1].repeat == seg.repeat;
@@ -148,18 +161,17 @@ class Builder {
       add_segment(c, seg);
       content = true;
       if (deferred >= 0) {  // this segment ran beside the exchange before it; the next block waits for it
-        pieces.push_back({add(c), waits, {}});
+        emit({add(c), waits, {}});
         c = ComputeCost{name, 0, {}, 0}, content = false, waits = {deferred}, deferred = -1;
       }
       if (seg.overlapped && seg.exchange >= 0) {
-        pieces.push_back({add(c), waits, {seg.exchange}});
+        emit({add(c), waits, {seg.exchange}});
         c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear(), deferred = seg.exchange;
         continue;
       }
       if (seg.exchange < 0 && seg.gradients_of_layer < 0) continue;
       const int times = seg.exchange >= 0 && i + 1 < segs.size() ? segs[i + 1].repeat : 1;
-      pieces.push_back({add(c), waits, std::vector<int>(seg.exchange >= 0 ? times : 0, seg.exchange),
-                        seg.gradients_of_layer});
+      emit({add(c), waits, std::vector<int>(seg.exchange >= 0 ? times : 0, seg.exchange), seg.gradients_of_layer});
       c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear();
       if (seg.exchange < 0) continue;
       if (times > 1)
@@ -167,7 +179,7 @@ class Builder {
       else
         waits = {seg.exchange};
     }
-    if (content || !waits.empty() || pieces.empty()) pieces.push_back({add(c), waits, {}});
+    if (content || !waits.empty() || pieces.empty()) emit({add(c), waits, {}});
     return pieces;
   }
 
@@ -271,44 +283,74 @@ std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe
   return units;
 }
 
-}  // namespace
+/// What every chunk's passes are assembled from: the layers' segments (the model's first layer, the others,
+/// each MoE layer as this expert-parallel rank sees it), the embedding's, the head's and the p2p gathers'.
+struct ModelSegments {
+  LayerSegments first, other;
+  std::vector<LayerSegments> moe_layers;
+  Segment embed_f, embed_b, head_f, head_b, head_w, head_bw, gather_f, gather_b;
+};
 
-std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
-                                            const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
-                                            const MoePlan* moe, int ep_rank, const strategy::MoeLayout& layout) {
-  Builder b(s, cm, costs);
+ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoePlan* moe, int ep_rank,
+                             const strategy::MoeLayout& layout) {
   const auto x = model::LayerShape::from(s);
   const std::string& rc = s.training.recompute;
   const Kernels attention = model::attention_forward(x), mlp = model::mlp_forward(x);
   const std::vector<Unit> attention_block = attention_units(x, attention);
   std::vector<Unit> two_units = attention_block;
   two_units.push_back({"mlp", mlp});
+  ModelSegments m;
+  m.first = layer_segments(b, two_units, rc);
   // FAL: after the model's first layer, attention and MLP partial sums share one all-reduce.
-  const LayerSegments first = layer_segments(b, two_units, rc);
-  const LayerSegments other = s.parallelism.tp_variant == "fal"
-                                  ? layer_segments(b, {{"layer", concat(attention, mlp)}}, rc)
-                                  : first;
+  m.other = s.parallelism.tp_variant == "fal" ? layer_segments(b, {{"layer", concat(attention, mlp)}}, rc) : m.first;
   const Kernels embedding = model::embedding_forward(x), head = model::head_forward(x);
-  const Segment embed_f = b.segment("F embedding", embedding, true),
-                embed_b = b.segment("B embedding", model::backward_input(embedding), false),
-                head_f = b.segment("F head", head, false),
-                head_b = b.segment("B head", model::backward_input(head), true),
-                head_w = b.segment("W head", model::backward_weight(head), false),
-                head_bw = b.segment("B head", concat(model::backward_input(head), model::backward_weight(head)), true,
-                                    column_parallel(head));
-  const bool gathers = s.training.scatter_gather_p2p && s.parallelism.tp > 1;
-  const Segment gather_f = b.gather("F p2p all-gather"), gather_b = b.gather("B p2p all-gather");
+  m.embed_f = b.segment("F embedding", embedding, true);
+  m.embed_b = b.segment("B embedding", model::backward_input(embedding), false);
+  m.head_f = b.segment("F head", head, false);
+  m.head_b = b.segment("B head", model::backward_input(head), true);
+  m.head_w = b.segment("W head", model::backward_weight(head), false);
+  m.head_bw = b.segment("B head", concat(model::backward_input(head), model::backward_weight(head)), true,
+                        column_parallel(head));
+  m.gather_f = b.gather("F p2p all-gather");
+  m.gather_b = b.gather("B p2p all-gather");
   // MoE layers differ by layer (their routing) and by rank (its experts' tokens).
-  std::vector<LayerSegments> moe_layers;
   if (moe)
     for (size_t i = 0; i < moe->traffic.size(); ++i)
-      moe_layers.push_back(
+      m.moe_layers.push_back(
           layer_segments(b, moe_units(x, s.model.moe, attention_block, *moe, static_cast<int>(i), ep_rank, layout), rc));
+  return m;
+}
+
+/// ZeRO-3: marks where each of a chunk's layers (model layers first, first + 1, ...) starts needing its
+/// parameters: the first segment of each pass that uses the weights (F, B, B+W), at the indices where the
+/// layers' segments begin (`*_at`, in the pass's order); the chunk's first segment (a p2p gather, the embedding
+/// or the head) opens the first layer the pass meets.
+void mark_layer_params(ChunkPasses& c, int first, const std::vector<size_t>& f_at, const std::vector<size_t>& in_at,
+                       const std::vector<size_t>& bw_at) {
+  const int layers = static_cast<int>(f_at.size());
+  for (int l = 0; l < layers; ++l) {
+    c.forward.segments[l == 0 ? 0 : f_at[l]].params_of_layer = first + l;
+    const int back = layers - 1 - l;  // the backward meets the layers in reverse
+    if (l < static_cast<int>(in_at.size()) && !c.input.segments.empty())
+      c.input.segments[l == 0 ? 0 : in_at[l]].params_of_layer = first + back;
+    c.backward.segments[l == 0 ? 0 : bw_at[l]].params_of_layer = first + back;
+  }
+}
+
+}  // namespace
+
+std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
+                                            const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
+                                            const MoePlan* moe, int ep_rank, const strategy::MoeLayout& layout) {
+  Builder b(s, cm, costs);
+  const ModelSegments m = model_segments(b, s, moe, ep_rank, layout);
+  const bool gathers = s.training.scatter_gather_p2p && s.parallelism.tp > 1;
+  const bool zero3 = s.training.zero_stage == 3, per_layer_grads = layout.gradient_chunk_bytes > 0 || zero3;
   int first_layer = 0;  // model layer index of the chunk's first layer
   auto layer_at = [&](int j, int l) -> const LayerSegments& {
     const int global = first_layer + l;
-    if (moe && moe->moe_index[global] >= 0) return moe_layers[moe->moe_index[global]];
-    return j == 0 && l == 0 ? first : other;
+    if (moe && moe->moe_index[global] >= 0) return m.moe_layers[moe->moe_index[global]];
+    return j == 0 && l == 0 ? m.first : m.other;
   };
 
   const int chunks = static_cast<int>(layers_of_chunk.size());
@@ -320,27 +362,30 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     auto& w = c.weight.segments;
     auto& bw = c.backward.segments;
     const bool is_first = j == 0, is_last = j == chunks - 1;
-    if (!is_first && gathers) f.push_back(gather_f);
-    if (!is_last && gathers) in.push_back(gather_b), bw.push_back(gather_b);
-    if (is_first) f.push_back(embed_f);
+    if (!is_first && gathers) f.push_back(m.gather_f);
+    if (!is_last && gathers) in.push_back(m.gather_b), bw.push_back(m.gather_b);
+    if (is_first) f.push_back(m.embed_f);
     if (is_last) {
-      in.push_back(head_b), w.push_back(head_w), bw.push_back(head_bw);
-      if (layout.gradient_chunk_bytes > 0)  // the output layer's gradients, as "layer" number `layers`
+      in.push_back(m.head_b), w.push_back(m.head_w), bw.push_back(m.head_bw);
+      if (per_layer_grads)  // the output layer's gradients, as "layer" number `layers`
         w.back().gradients_of_layer = bw.back().gradients_of_layer = s.model.layers;
     }
-    for (int l = 0; l < layers_of_chunk[j]; ++l) append(f, layer_at(j, l).forward);
+    std::vector<size_t> f_at, in_at, bw_at;  // where each layer's segments begin, in pass order
+    for (int l = 0; l < layers_of_chunk[j]; ++l) f_at.push_back(f.size()), append(f, layer_at(j, l).forward);
     for (int l = layers_of_chunk[j] - 1; l >= 0; --l) {
       const LayerSegments& layer = layer_at(j, l);
+      in_at.push_back(in.size()), bw_at.push_back(bw.size());
       append(in, layer.input);
       append(w, layer.weight);
       append(bw, layer.backward);
-      if (layout.gradient_chunk_bytes > 0) {  // the layer's gradients are final after its last W / B+W segment
+      if (per_layer_grads) {  // the layer's gradients are final after its last W / B+W segment
         if (!layer.weight.empty()) w.back().gradients_of_layer = first_layer + l;
         bw.back().gradients_of_layer = first_layer + l;
       }
     }
-    if (is_last) f.push_back(head_f);
-    if (is_first) in.push_back(embed_b), bw.push_back(embed_b);
+    if (zero3) mark_layer_params(c, first_layer, f_at, in_at, bw_at);
+    if (is_last) f.push_back(m.head_f);
+    if (is_first) in.push_back(m.embed_b), bw.push_back(m.embed_b);
     c.forward.fused = b.fuse("F", c.forward);
     c.input.fused = b.fuse("B", c.input);
     c.weight.fused = b.fuse("W", c.weight);

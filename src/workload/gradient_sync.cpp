@@ -26,7 +26,6 @@ class BucketedSync : public GradientSync {
     ops.overlap = s_.training.overlap_grad_reduce;
     ops.at_chunk_end.assign(ep, std::vector<std::vector<SyncStep>>(v));
     ops.at_layer_end.assign(ep, {});
-    ops.before_block.assign(v, {});
     Buckets experts(g.expert_members.size(), v), dense(1, v);  // experts' collectives first, as in the spec order
     for (size_t a = 0; a < g.expert_members.size(); ++a) {
       const int group = static_cast<int>(w.groups.size());
@@ -58,6 +57,7 @@ class BucketedSync : public GradientSync {
                              algorithm_, {}});
     return static_cast<int>(w.collectives.size()) - 1;
   }
+  double weight_bytes(double params) const { return params * bytes_per_element_; }
   const scenario::Scenario& s_;
 
  private:
@@ -83,12 +83,13 @@ class BucketedSync : public GradientSync {
   }
   void add_buckets(std::vector<SyncStep>& list, double params, int group, bool chunked, Workload& w) const {
     const double bytes = params * grad_bytes_per_param_;
-    const double size = chunked ? chunk_bytes_ : s_.training.grad_bucket_bytes;
+    const bool flowmoe = chunked && chunk_bytes_ > 0;  // S_p-byte chunks yielding to all-to-alls
+    const double size = flowmoe ? chunk_bytes_ : s_.training.grad_bucket_bytes;
     const int n = std::max(1, static_cast<int>(std::ceil(bytes / size)));
     for (int k = 0; k < n; ++k) {
       list.push_back({-1, static_cast<int>(w.collectives.size())});
-      w.collectives.push_back({chunked ? "dp grad chunk" : "dp grad bucket", group, kind_, bytes / n,
-                               TimeCategory::DpComm, algorithm_, {}, chunked});
+      w.collectives.push_back({flowmoe ? "dp grad chunk" : chunked ? "dp layer grad bucket" : "dp grad bucket", group,
+                               kind_, bytes / n, TimeCategory::DpComm, algorithm_, {}, flowmoe});
     }
   }
 
@@ -115,11 +116,30 @@ class ZeroSync final : public BucketedSync {
 
  private:
   void add_gathers(const StageGradients& g, Workload& w, GradientSyncOps& ops) const override {
-    if (s_.training.zero_stage == 3)  // parameters stay sharded: gathered before every block that uses them
-      for (size_t c = 0; c < g.chunk_params.size(); ++c)
-        ops.before_block[c].push_back({-1, gather("zero-3 param all-gather", g.dp_group, g.chunk_params[c], w)});
-    else
+    if (s_.training.zero_stage != 3) {
       ops.after_optimizer.push_back({-1, gather("dp param all-gather", g.dp_group, g.params, w)});
+      return;
+    }
+    for (const auto& [layer, params] : layer_units(g))  // parameters stay sharded: gathered per layer and pass
+      ops.layer_gather[layer] = gather("zero-3 layer all-gather", g.dp_group, params, w);
+  }
+  double gathered_bytes(const StageGradients& g) const override {
+    if (s_.training.zero_stage != 3) return 0;
+    std::vector<double> units;
+    for (const auto& [layer, params] : layer_units(g)) units.push_back(weight_bytes(params));
+    std::sort(units.rbegin(), units.rend());
+    return (units.empty() ? 0 : units[0]) + (units.size() > 1 ? units[1] : 0);
+  }
+  /// Parameters gathered together: each model layer, a chunk's embedding with its first layer and its head with
+  /// its last (the per-layer gradient parts, model_parts.hpp).
+  static std::map<int, double> layer_units(const StageGradients& g) {
+    std::map<int, double> units;
+    for (const auto& parts : g.parts) {  // per chunk: embedding (layer -1), its layers, head (model.layers)
+      if (parts.size() < 3) continue;
+      const int first = parts[1].layer, last = parts[parts.size() - 2].layer;
+      for (const auto& part : parts) units[part.layer < 0 ? first : std::min(part.layer, last)] += part.params.total();
+    }
+    return units;
   }
 };
 

@@ -15,6 +15,14 @@ std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp
 
 namespace {
 
+/// The params_of_layer of the first element of `chain` from `from` on that has one (-1: none).
+template <class T>
+int next_layer(const std::vector<T>& chain, size_t from, int T::*layer) {
+  for (size_t i = from; i < chain.size(); ++i)
+    if (chain[i].*layer >= 0) return chain[i].*layer;
+  return -1;
+}
+
 /// One task resolved against the model: its pass, global chunk, the chunks it receives from and sends to
 /// (-1: none) and its segment chain.
 struct Resolved {
@@ -43,7 +51,8 @@ Resolved resolve(const strategy::PipelineTask& task, int stage, const strategy::
 
 /// Alternates the segments of two passes; a pass waits for its own last collective or exchange before its next
 /// segment.
-void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, const PipelineWiring& wiring) {
+void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, const PipelineWiring& wiring,
+                    const LayerParams& layer_params) {
   std::array<size_t, 2> next{0, 0};
   std::array<std::vector<Op>, 2> pending;  // the waits each pass owes before its next segment
   auto remaining = [&](int x) { return next[x] < pair[x].chain->segments.size(); };
@@ -54,8 +63,11 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
   for (int turn = 0; remaining(0) || remaining(1); turn = 1 - turn) {
     const int x = remaining(turn) ? turn : 1 - turn;
     const Resolved& r = pair[x];
-    const Segment& seg = r.chain->segments[next[x]++];
+    const auto& segs = r.chain->segments;
+    const Segment& seg = segs[next[x]++];
     wait(x);
+    if (seg.params_of_layer >= 0 && layer_params)
+      layer_params(seg.params_of_layer, next_layer(segs, next[x], &Segment::params_of_layer));
     ops.push_back(compute(seg.compute, r.step()));
     if (seg.collective >= 0) {
       const int event = static_cast<int>(ops.size());  // unique event id on this worker
@@ -76,8 +88,12 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
 /// A pass alone: its fused blocks, each after the exchanges it waits for and before those it queues; when the
 /// task's gradients are final (`last_gradient`), `on_layer_done` follows each block that ends a layer's backward.
 void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring& wiring, bool last_gradient,
-                  const std::function<void(int layer)>& on_layer_done) {
-  for (const auto& piece : r.chain->fused) {
+                  const std::function<void(int layer)>& on_layer_done, const LayerParams& layer_params) {
+  const auto& pieces = r.chain->fused;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& piece = pieces[i];
+    if (piece.params_of_layer >= 0 && layer_params)
+      layer_params(piece.params_of_layer, next_layer(pieces, i + 1, &Piece::params_of_layer));
     for (int key : piece.waits)
       for (int spec : wiring.exchange_specs(key)) ops.push_back(wait_collective(spec, r.pass));
     if (piece.compute >= 0) ops.push_back(compute(piece.compute, r.step()));
@@ -92,8 +108,7 @@ void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring&
 void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
                          const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
                          const std::function<void(int local_chunk)>& on_chunk_done,
-                         const std::function<void(int local_chunk)>& before_compute,
-                         const std::function<void(int layer)>& on_layer_done) {
+                         const std::function<void(int layer)>& on_layer_done, const LayerParams& layer_params) {
   using TaskPass = strategy::PipelineTask::Pass;
   const int chunks = static_cast<int>(wiring.owner.size());
   // A chunk's gradients are final after its last whole backward or weight-gradient task.
@@ -141,12 +156,11 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
           copied_in[task.micro_batch] = copy(kHostToDeviceStream, task, copied_out.at(task.micro_batch));
         ops.push_back(wait_event(copied_in[task.micro_batch], wiring.offload_cost[tasks[k].chunk]));
       }
-      if (before_compute) before_compute(task.chunk);
     }
     if (n == 1)
-      append_alone(ops, tasks[0], wiring, i == last_gradient[order[i].chunk], on_layer_done);
+      append_alone(ops, tasks[0], wiring, i == last_gradient[order[i].chunk], on_layer_done, layer_params);
     else
-      append_braided(ops, tasks, wiring);
+      append_braided(ops, tasks, wiring, layer_params);
     for (size_t k = 0; k < n; ++k) {
       const Resolved& r = tasks[k];
       const auto& task = order[i + k];

@@ -189,6 +189,7 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
     }
   if (l.simulated_dp < l.dp) g.expert_group_represents = l.replicas / l.ep;
   sp.sync = sync.plan(g, plan.workload);
+  sp.memory.weights += sync.gathered_bytes(g);
   return sp;
 }
 
@@ -221,7 +222,8 @@ TrainingPlan plan_training(const scenario::Scenario& s, const hardware::ComputeM
   const auto sync = make_gradient_sync(s, moe_layout);
   for (int stage = 0; stage < l.pp; ++stage)
     plan.stages.push_back(
-        plan_stage(plan, s, cm, schedule, *sync, stage, dp_group[stage], moe_layout.gradient_chunk_bytes > 0));
+        plan_stage(plan, s, cm, schedule, *sync, stage, dp_group[stage],
+                   moe_layout.gradient_chunk_bytes > 0 || s.training.zero_stage == 3));
   return plan;
 }
 

@@ -1,5 +1,7 @@
 #include "llmsim/workload/training.hpp"
 
+#include <set>
+
 namespace llmsim::workload {
 namespace {
 
@@ -26,11 +28,11 @@ class WorkerEmitter {
         [&](int c) {
           if (sync.overlap) start(sync.at_chunk_end[ep_rank_][c]);
         },
-        [&](int c) { blocking(sync.before_block[c]); },
         [&](int layer) {
           const auto& of_layer = sync.at_layer_end[ep_rank_];
           if (const auto f = of_layer.find(layer); f != of_layer.end()) start(f->second);
-        });
+        },
+        [&](int layer, int next) { layer_params(layer, next); });
     if (!sync.overlap)
       for (const auto& steps : sync.at_chunk_end[ep_rank_]) start(steps);
     for (int spec : started_) ops_.push_back(wait_collective(spec));
@@ -54,6 +56,16 @@ class WorkerEmitter {
       started_.push_back(step.collective);
     }
   }
+  /// ZeRO-3: wait for `layer`'s parameters (gathered now unless prefetched), then prefetch `next`'s.
+  void layer_params(int layer, int next) {
+    const auto& gathers = sp_.sync.layer_gather;
+    if (const auto g = gathers.find(layer); g != gathers.end()) {
+      if (!prefetched_.erase(layer)) ops_.push_back(start_collective(g->second));
+      ops_.push_back(wait_collective(g->second));
+    }
+    if (const auto g = gathers.find(next); g != gathers.end() && prefetched_.insert(next).second)
+      ops_.push_back(start_collective(g->second));
+  }
   /// Started and waited for at once.
   void blocking(const std::vector<SyncStep>& steps) {
     for (const auto& step : steps) {
@@ -67,6 +79,7 @@ class WorkerEmitter {
   const int replica_, ep_rank_;
   std::vector<Op>& ops_;
   std::vector<int> started_;
+  std::set<int> prefetched_;  ///< layers whose parameter gather is started and not yet waited for
 };
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(GradientSync, DataParallelBucketsHoldEveryGradientByteOnce) {
       EXPECT_EQ(st.compute, -1);
     }
     EXPECT_TRUE(sp.sync.after_optimizer.empty());
-    EXPECT_TRUE(sp.sync.before_block.at(0).empty());
+    EXPECT_TRUE(sp.sync.layer_gather.empty());
     // Each bucket is started once per iteration by every replica of the stage.
     for (int r = 0; r < 4; ++r)
       EXPECT_EQ(starts_of(w.workers[b.plan.layout.worker_of(sp.stage, r)], steps.front().collective),
@@ -79,19 +79,54 @@ TEST(GradientSync, ZeroOneReduceScattersAndGathersTheUpdatedParameters) {
   }
 }
 
-TEST(GradientSync, ZeroThreeGathersEachChunkBeforeEveryBlock) {
+TEST(GradientSync, ZeroThreeGathersEachLayerOneAheadAndReduceScattersAfterItsBackward) {
+  // FSDP's schedule (Zhao et al. VLDB'23, Sec. 3.3-3.4): 12 layers per stage, each all-gathered before each
+  // forward and backward that uses it, the next layer's gather started when this one is waited for.
   const auto b = build({"training.zero_stage=3"});
   const auto& w = b.plan.workload;
   const int m = b.plan.micro_batches;
   for (const auto& sp : b.plan.stages) {
     EXPECT_TRUE(sp.sync.after_optimizer.empty());
-    ASSERT_EQ(sp.sync.before_block.at(0).size(), 1u);
-    const int spec = sp.sync.before_block[0][0].collective;
-    EXPECT_DOUBLE_EQ(w.collectives[spec].bytes, sp.params * 2);
-    EXPECT_DOUBLE_EQ(sp.memory.weights, sp.params * 2 / 4);
-    // 1F1B: a forward and a backward block per micro-batch, each after its own gather.
-    EXPECT_EQ(starts_of(w.workers[b.plan.layout.worker_of(sp.stage, 0)], spec), 2 * m * b.s.training.iterations);
+    ASSERT_EQ(sp.sync.layer_gather.size(), 12u);
+    double gathered = 0, largest = 0, second = 0;
+    for (const auto& [layer, spec] : sp.sync.layer_gather) {
+      const double bytes = w.collectives[spec].bytes;
+      gathered += bytes;
+      if (bytes > largest) second = largest, largest = bytes;
+      else if (bytes > second) second = bytes;
+      EXPECT_EQ(w.collectives[spec].kind, collectives::Kind::AllGather);
+      // 1F1B: one forward and one backward per micro-batch need the layer.
+      EXPECT_EQ(starts_of(w.workers[b.plan.layout.worker_of(sp.stage, 0)], spec), 2 * m * b.s.training.iterations);
+    }
+    EXPECT_NEAR(gathered, sp.params * 2, 1e-6 * gathered);  // fp16: every parameter of the stage once
+    EXPECT_DOUBLE_EQ(sp.memory.weights, sp.params * 2 / 4 + largest + second);
+    EXPECT_EQ(sp.sync.at_layer_end.at(0).size(), 12u + (sp.stage == 1));  // and the output layer's, last stage
   }
+  // Prefetch: in the first forward of stage 0 layer 1's gather starts before layer 0 computes, and is waited
+  // for after it.
+  const auto& ops = w.workers[b.plan.layout.worker_of(0, 0)].ops;
+  const int g0 = b.plan.stages[0].sync.layer_gather.at(0), g1 = b.plan.stages[0].sync.layer_gather.at(1);
+  auto first = [&](auto match) {
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (match(ops[i])) return i;
+    return ops.size();
+  };
+  const size_t start1 = first([&](const workload::Op& o) {
+    const auto* x = std::get_if<workload::CollectiveStartOp>(&o);
+    return x && x->collective == g1;
+  });
+  const size_t wait0 = first([&](const workload::Op& o) {
+    const auto* x = std::get_if<workload::CollectiveWaitOp>(&o);
+    return x && x->collective == g0;
+  });
+  const size_t wait1 = first([&](const workload::Op& o) {
+    const auto* x = std::get_if<workload::CollectiveWaitOp>(&o);
+    return x && x->collective == g1;
+  });
+  EXPECT_LT(wait0, start1);
+  ASSERT_LT(wait1, ops.size());
+  EXPECT_TRUE(std::holds_alternative<workload::ComputeOp>(ops[start1 + 1]));  // layer 0 beside the gather
+  EXPECT_GT(wait1, start1 + 1);
 }
 
 TEST(GradientSync, WithoutOverlapTheBucketsStartAfterTheLastBackward) {

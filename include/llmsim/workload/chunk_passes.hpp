@@ -60,6 +60,10 @@ struct Segment {
   /// With MoeLayout::gradient_chunk_bytes > 0: the gradients of model layer `gradients_of_layer` are final once
   /// this (weight-gradient) segment has run; -1 otherwise.
   int gradients_of_layer = -1;
+  /// ZeRO-3 (training.zero_stage 3): the pass needs model layer `params_of_layer`'s gathered parameters from
+  /// this segment on (the first segment of each layer's forward, input-gradient and whole backward; a chunk's
+  /// embedding and head count with its first and last layer); -1 otherwise.
+  int params_of_layer = -1;
 };
 
 /// A block of the chain run alone: wait for the exchanges `waits` (keys, one instance each, in order), compute
@@ -68,6 +72,7 @@ struct Piece {
   int compute = -1;
   std::vector<int> waits, starts;
   int gradients_of_layer = -1;  ///< the block ends the backward of this model layer (Segment::gradients_of_layer)
+  int params_of_layer = -1;     ///< the block starts with a segment needing this layer's parameters (ZeRO-3)
 };
 
 struct PassChain {
@@ -91,9 +96,10 @@ struct ChunkPasses {
 /// layout.chunks = R > 1 the experts' segments are one chunk's work (1/R of each expert's tokens) repeated R
 /// times; with layout.attention_in_pipeline the attention and gating also run as R segments of 1/R of the
 /// micro-batch, chunk c's dispatch queued right after its gating (and in the backward chunk c's attention
-/// gradient right after its dispatch-gradient exchange). With layout.gradient_chunk_bytes > 0 the last
-/// segment of each layer's backward (or weight gradient) carries gradients_of_layer and ends a fused block; the
-/// head's backward carries model.layers (the output layer's gradients).
+/// gradient right after its dispatch-gradient exchange). With layout.gradient_chunk_bytes > 0 or ZeRO-3 the
+/// last segment of each layer's backward (or weight gradient) carries gradients_of_layer and ends a fused block;
+/// the head's backward carries model.layers (the output layer's gradients). With ZeRO-3 each layer's first
+/// segment of a pass that uses its weights carries params_of_layer and starts a fused block.
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
                                             const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
                                             const MoePlan* moe = nullptr, int ep_rank = 0,

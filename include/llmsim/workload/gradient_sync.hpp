@@ -11,8 +11,12 @@
 //                              else after the pipeline
 //   ZeRO                       stages 1-3 (Rajbhandari et al., SC'20, Sec. 5): the buckets are reduce-scatters;
 //                              stages 1-2 all-gather the updated parameters after the optimizer step; stage 3
-//                              all-gathers a chunk's parameters before each of its compute blocks (blocking); the
-//                              states are sharded over dp as memory.hpp says
+//                              runs as FSDP and DeepSpeed do (Zhao et al., PyTorch FSDP, VLDB'23, Sec. 3.3-3.4):
+//                              each layer's parameters are all-gathered before each pass that uses them (forward,
+//                              backward), the next layer's gather started as this one is waited for (prefetch
+//                              one layer ahead), and each layer's gradients reduce-scattered right after its
+//                              backward; the states are sharded over dp as memory.hpp says, plus the two layers
+//                              gathered at once (gathered_bytes)
 //   per-layer chunks           FlowMoE (MoeLayout::gradient_chunk_bytes > 0): each layer's gradients as S_p-byte
 //                              chunks started right after that layer's backward, yielding to all-to-alls
 // Experts' gradients go over the dp/ep replicas holding the same experts, the dense ones over all dp replicas.
@@ -49,13 +53,14 @@ struct StageGradients {
 };
 
 /// Where the hook's steps go in a stage's step; `at_chunk_end` and `at_layer_end` per ep rank of the replica.
-/// Started steps are waited for (in start order) before the optimizer; `before_block` and `after_optimizer`
-/// steps are blocking (started and waited for at once).
+/// Started steps are waited for (in start order) before the optimizer; `after_optimizer` steps are blocking
+/// (started and waited for at once); a `layer_gather` is waited for where a pass starts needing the layer's
+/// parameters, having been started there or (prefetch) where the same pass started needing the layer before.
 struct GradientSyncOps {
   std::vector<std::vector<std::vector<SyncStep>>> at_chunk_end;  ///< [ep rank][local chunk] gradients final
   std::vector<std::map<int, std::vector<SyncStep>>> at_layer_end;  ///< [ep rank] model layer -> after its backward
   bool overlap = true;  ///< at_chunk_end at the chunk's last backward; false: all after the pipeline
-  std::vector<std::vector<SyncStep>> before_block;  ///< [local chunk] before each compute block of the chunk
+  std::map<int, int> layer_gather;  ///< ZeRO-3: model layer -> CollectiveSpec of its parameters' all-gather
   std::vector<SyncStep> after_optimizer;
 };
 
@@ -68,6 +73,9 @@ class GradientSync {
   virtual MemoryBreakdown state_memory(double params) const = 0;
   /// Parameters whose optimizer step a GPU holding `params` runs (its shard).
   virtual double optimizer_params(double params) const = 0;
+  /// Bytes of parameters held gathered beyond the shard at any time (ZeRO-3: the layer in use and the one
+  /// prefetched, the two largest of the stage); 0 for the others.
+  virtual double gathered_bytes(const StageGradients&) const { return 0; }
 };
 
 /// The hook of `s` (training.zero_stage, overlap_grad_reduce, grad_bucket_MB, network.collective_algorithm)

@@ -65,15 +65,19 @@ struct PipelineWiring {
 /// Stage -> chunk owner table of `schedule` for pp stages.
 std::vector<int> chunk_owners(const strategy::PipelineSchedule& schedule, int pp);
 
+/// Called where a pass starts needing model layer `layer`'s parameters (Segment::params_of_layer, ZeRO-3), with
+/// the next layer the same pass will need (-1: none), so the caller can wait for one gather and start the next.
+using LayerParams = std::function<void(int layer, int next_layer)>;
+
 /// Appends the ops of `order` for `stage`. `on_chunk_done(local_chunk)` is called right after the last
 /// backward of each local chunk (its gradients are final), so the caller can append gradient collectives;
-/// `before_compute(local_chunk)` right before each compute block (e.g. a ZeRO-3 parameter all-gather);
 /// `on_layer_done(model_layer)` in the last backward of a chunk right after the block that ends that layer's
-/// backward (pieces marked by MoeLayout::gradient_chunk_bytes; not in braided pairs).
+/// backward (pieces marked by MoeLayout::gradient_chunk_bytes or ZeRO-3; not in braided pairs);
+/// `layer_params` before each block (or braided segment) that starts needing a layer's parameters.
 void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<strategy::PipelineTask>& order,
                          const strategy::PipelineSchedule& schedule, const PipelineWiring& wiring,
                          const std::function<void(int local_chunk)>& on_chunk_done = {},
-                         const std::function<void(int local_chunk)>& before_compute = {},
-                         const std::function<void(int layer)>& on_layer_done = {});
+                         const std::function<void(int layer)>& on_layer_done = {},
+                         const LayerParams& layer_params = {});
 
 }  // namespace llmsim::workload
