@@ -93,8 +93,12 @@ void OutputDir::commit() {
 }
 
 void write_text(const std::string& file, const std::string& text) {
+  write_stream(file, [&](std::ostream& out) { out << text; });
+}
+
+void write_stream(const std::string& file, const std::function<void(std::ostream&)>& write) {
   std::ofstream out(file);
-  out << text;
+  write(out);
   if (!out) throw std::runtime_error("cannot write " + file);
 }
 

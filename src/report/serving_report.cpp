@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -204,8 +206,7 @@ std::string serving_summary_table(const json& summary) {
   return out;
 }
 
-std::string requests_csv(const serving::ServingResult& r) {
-  std::ostringstream out;
+void write_requests_csv(std::ostream& out, const serving::ServingResult& r) {
   out.precision(9);
   out << "id,arrival_s,first_token_s,finished_s,ttft_s,tpot_s,e2e_s,prompt_tokens,output_tokens,replica,"
          "prefill_replica,preemptions,kv_transfer_s,status,requested_prompt_tokens,requested_output_tokens\n";
@@ -223,11 +224,9 @@ std::string requests_csv(const serving::ServingResult& r) {
     out << ',' << q.preemptions << ',' << q.kv_transfer << ',' << serving::status_name(q.status) << ','
         << q.requested_prompt_tokens << ',' << q.requested_output_tokens << '\n';
   }
-  return out.str();
 }
 
-std::string kv_usage_csv(const serving::ServingResult& r, double sample) {
-  std::ostringstream out;
+void write_kv_usage_csv(std::ostream& out, const serving::ServingResult& r, double sample) {
   out << "time_s,replica,kv_used_fraction,running,waiting\n";
   for (size_t rep = 0; rep < r.steps.size(); ++rep) {
     const auto& steps = r.steps[rep];
@@ -241,28 +240,34 @@ std::string kv_usage_csv(const serving::ServingResult& r, double sample) {
           << (any ? steps[last].waiting : 0) << '\n';
     }
   }
-  return out.str();
 }
 
-std::string serving_trace(const serving::ServingResult& r, int max_steps) {
-  json events = json::array();
+void write_serving_trace(std::ostream& out, const serving::ServingResult& r, const scenario::Serving& sv) {
+  out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  const char* sep = "\n";
+  char line[320];
+  const double to = sv.trace_to > 0 ? sv.trace_to : std::numeric_limits<double>::infinity();
   for (size_t rep = 0; rep < r.steps.size(); ++rep) {
     const char* role = r.roles[rep] == serving::Role::Prefill ? " (prefill)"
                        : r.roles[rep] == serving::Role::Decode ? " (decode)" : "";
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", rep},
-                      {"args", {{"name", "replica " + std::to_string(rep) + role}}}});
-    const auto& steps = r.steps[rep];
-    for (size_t i = 0; i < steps.size() && static_cast<int>(i) < max_steps; ++i) {
-      const auto& st = steps[i];
+    out << sep << R"({"name":"thread_name","ph":"M","pid":0,"tid":)" << rep << R"(,"args":{"name":"replica )" << rep
+        << role << "\"}}";
+    sep = ",\n";
+    int written = 0;
+    for (const auto& st : r.steps[rep]) {
+      if (written >= sv.trace_max_steps || st.start >= to) break;
+      if (st.start < sv.trace_from) continue;
       const char* name = st.prefill_tokens > 0 ? (st.decode_seqs > 0 ? "mixed" : "prefill") : "decode";
-      events.push_back({{"name", name}, {"ph", "X"}, {"pid", 0}, {"tid", rep}, {"ts", st.start * 1e6},
-                        {"dur", (st.end - st.start) * 1e6},
-                        {"args", {{"prefill_tokens", st.prefill_tokens}, {"decode_seqs", st.decode_seqs},
-                                  {"kv_used_blocks", st.kv_used}, {"waiting", st.waiting},
-                                  {"preemptions", st.preemptions}}}});
+      std::snprintf(line, sizeof line,
+                    R"(%s{"name":"%s","ph":"X","pid":0,"tid":%zu,"ts":%.3f,"dur":%.3f,"args":{"prefill_tokens":%d,)"
+                    R"("decode_seqs":%d,"kv_used_blocks":%ld,"waiting":%d,"preemptions":%d}})",
+                    sep, name, rep, st.start * 1e6, (st.end - st.start) * 1e6, st.prefill_tokens, st.decode_seqs,
+                    st.kv_used, st.waiting, st.preemptions);
+      out << line;
+      ++written;
     }
   }
-  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
+  out << "\n]}\n";
 }
 
 }  // namespace llmsim::report

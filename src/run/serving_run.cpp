@@ -111,9 +111,11 @@ nlohmann::json run_serving(const scenario::Scenario& scenario, const std::string
   }
   if (out) {
     report::write_text(out->path("summary.json"), summary.dump(2) + "\n");
-    report::write_text(out->path("requests.csv"), report::requests_csv(result));
-    report::write_text(out->path("kv_usage.csv"), report::kv_usage_csv(result, s.serving.sample));
-    if (s.output.trace) report::write_text(out->path("trace.json"), report::serving_trace(result, s.serving.trace_max_steps));
+    report::write_stream(out->path("requests.csv"), [&](std::ostream& o) { report::write_requests_csv(o, result); });
+    report::write_stream(out->path("kv_usage.csv"),
+                         [&](std::ostream& o) { report::write_kv_usage_csv(o, result, s.serving.sample); });
+    if (s.output.trace)
+      report::write_stream(out->path("trace.json"), [&](std::ostream& o) { report::write_serving_trace(o, result, s.serving); });
     if (s.serving.capacity_search) report::write_text(out->path("capacity.csv"), capacity_csv(probes));
     report::write_text(out->path("scenario.resolved.json"), s.resolved.dump(2) + "\n");
     out->commit();

@@ -346,6 +346,10 @@ FieldList serving_fields() {
       Field::number("sample_s", "s", "bucket of kv_usage.csv (KV blocks, running and waiting per replica)")
           .above(0).with_default(1.0),
       Field::integer("trace_max_steps", "batches per replica written to trace.json").at_least(0).with_default(20000),
+      Field::number("trace_from_s", "s", "trace.json holds the batches starting at or after this time").at_least(0)
+          .with_default(0.0),
+      Field::number("trace_to_s", "s", "trace.json holds the batches starting before this time; 0 = to the end")
+          .at_least(0).with_default(0.0),
       Field::object("capacity_search",
                     {Field::boolean("enabled", "binary search for the highest rate_scale meeting the SLOs")
                          .with_default(false),

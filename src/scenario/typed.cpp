@@ -201,6 +201,8 @@ void read_serving(const json& v, Serving& sv) {
   sv.slo_tpot = v["slo"]["tpot_ms"].get<double>() * 1e-3;
   sv.sample = v["sample_s"];
   sv.trace_max_steps = v["trace_max_steps"];
+  sv.trace_from = v["trace_from_s"];
+  sv.trace_to = v["trace_to_s"];
   const json& c = v["capacity_search"];
   sv.capacity_search = c["enabled"];
   sv.capacity_attainment = c["attainment"];

@@ -64,8 +64,12 @@ double StepModel::kernels_time(const std::vector<model::Kernel>& ks) const {
 
 double StepModel::tp_all_reduce(double bytes) const {
   if (x_.t <= 1) return 0;
+  if (const auto known = all_reduce_times_.find(bytes); known != all_reduce_times_.end()) return known->second;
   const auto kind = collectives::Kind::AllReduce;
-  return collectives::estimate(kind, collectives::choose(kind, tp_group_, bytes, links_), tp_group_, bytes, links_);
+  const double t =
+      collectives::estimate(kind, collectives::choose(kind, tp_group_, bytes, links_), tp_group_, bytes, links_);
+  all_reduce_times_.emplace(bytes, t);
+  return t;
 }
 
 double StepModel::step_time(const model::InferenceStep& st, int sequences) const {

@@ -8,6 +8,8 @@
 // replaced siblings ("DIR.partial-<pid>", "DIR.old-<pid>") that a process no longer alive left (SIGKILL, a
 // power loss); a live process's (a concurrent run to the same DIR) are kept.
 #include <optional>
+#include <functional>
+#include <ostream>
 #include <string>
 
 #include "llmsim/util/interrupt.hpp"
@@ -35,5 +37,7 @@ class OutputDir {
 
 /// Writes `text` to `file`; throws std::runtime_error if it cannot.
 void write_text(const std::string& file, const std::string& text);
+/// Writes `file` as `write` produces it (no copy of the whole text in memory); std::runtime_error if it fails.
+void write_stream(const std::string& file, const std::function<void(std::ostream&)>& write);
 
 }  // namespace llmsim::report

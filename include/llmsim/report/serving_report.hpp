@@ -17,7 +17,8 @@
 //                  request has empty time and replica cells
 //   kv_usage.csv   per serving.sample_s bucket and replica: time-weighted KV use (fraction of blocks), running and
 //                  waiting sequences at the bucket's last step
-//   trace.json     Chrome/Perfetto: one track per replica, one slice per step (first serving.trace_max_steps)
+//   trace.json     Chrome/Perfetto: one track per replica, one slice per step (the first serving.trace_max_steps
+//                  starting inside [serving.trace_from_s, serving.trace_to_s))
 // TPOT of a request = (finish - first token) / (output tokens - 1), for requests of at least 2 output tokens.
 // Percentiles interpolate linearly between order statistics (numpy's default).
 #include <nlohmann/json.hpp>
@@ -34,8 +35,11 @@ double percentile(std::vector<double>& v, double q);
 
 nlohmann::json serving_summary(const scenario::Scenario& s, const serving::ServingResult& r, double wall_seconds);
 std::string serving_summary_table(const nlohmann::json& summary);
-std::string requests_csv(const serving::ServingResult& r);
-std::string kv_usage_csv(const serving::ServingResult& r, double sample);
-std::string serving_trace(const serving::ServingResult& r, int max_steps);
+// The files are written to `out` row by row and event by event: no document of them is held in memory.
+void write_requests_csv(std::ostream& out, const serving::ServingResult& r);
+void write_kv_usage_csv(std::ostream& out, const serving::ServingResult& r, double sample);
+/// The batches of each replica that start in [sv.trace_from, sv.trace_to) (trace_to 0: no end), at most
+/// sv.trace_max_steps per replica.
+void write_serving_trace(std::ostream& out, const serving::ServingResult& r, const scenario::Serving& sv);
 
 }  // namespace llmsim::report

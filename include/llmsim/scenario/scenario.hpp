@@ -179,6 +179,7 @@ struct Serving {
   double slo_ttft = 0, slo_tpot = 0; ///< [s]
   double sample = 1;                 ///< [s] bucket of kv_usage.csv
   int trace_max_steps = 0;           ///< batches per replica in trace.json
+  double trace_from = 0, trace_to = 0;  ///< [s] window of trace.json (batch start times; trace_to 0 = the end)
   bool capacity_search = false;      ///< find the highest rate_scale meeting the SLOs
   double capacity_attainment = 0.9;  ///< fraction of requests meeting both SLOs
   double capacity_max_scale = 64;    ///< search interval [1/capacity_max_scale, capacity_max_scale]

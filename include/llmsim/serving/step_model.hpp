@@ -11,6 +11,8 @@
 // The tp all-reduce is NCCL's choice for a group of tp GPUs behind the node's NVSwitch (collectives/auto_select.hpp:
 // ring, tree or in-switch reduction by their alpha-beta estimates). A replica runs one step at a time (no
 // micro-batch pipelining across stages: with pp > 1 each stage idles while the others run).
+#include <unordered_map>
+
 #include "llmsim/collectives/collective.hpp"
 #include "llmsim/collectives/auto_select.hpp"
 #include "llmsim/hardware/compute_model.hpp"
@@ -44,6 +46,10 @@ class StepModel {
   int layers_ = 0, stages_ = 1;  ///< of the whole model; pp
   int moe_layers_ = 0;           ///< layers with a MoE FFN (model.moe)
   model::InferenceMoe moe_;
+  /// tp_all_reduce by message size: its algorithm choice and estimate cost about 6% of a long run's CPU, and
+  /// steps repeat the same token counts. SimGrid runs the replicas' actors one at a time in one thread, and
+  /// this makes no simcall: sharing the model between replicas is safe.
+  mutable std::unordered_map<double, double> all_reduce_times_;
 };
 
 /// The hardware of a serving replica: its calibration's matmul and memory efficiencies are the serving ones
