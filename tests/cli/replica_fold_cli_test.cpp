@@ -1,5 +1,6 @@
 // End to end: folded data-parallel replicas (network.fold_replicas, workload/replica_fold.hpp) against every
-// replica simulated, on a fat-tree of 4-node leaf groups where the fold leaves out half or more of the job.
+// replica simulated, on a fat-tree of 4-node leaf groups where the fold leaves out half or more of the job; and
+// re-paired all-to-all flows (network.aggregate_flows, collectives/aggregate.hpp) against every pair's flow.
 #include "../support/cli.hpp"
 
 namespace {
@@ -37,6 +38,19 @@ TEST_F(ReplicaFoldCli, ZeroShardedReplicasWithinOnePercent) {
   const double t = exact["iteration_time_s"].get<double>();
   EXPECT_NEAR(folded["iteration_time_s"].get<double>(), t, 0.01 * t);
   EXPECT_EQ(folded["peak_memory_bytes"], exact["peak_memory_bytes"]);  // sharded over all 32, as before
+}
+
+TEST_F(ReplicaFoldCli, AggregatedAllToAllsWithinOnePercentOfEveryPair) {
+  // OLMoE (routing drawn per layer: uneven pairs) with ep 16 over 2 nodes: each all-to-all has 16 x 15 pairs.
+  const std::string base = "--set cluster.nodes=2 --set parallelism.ep=16 --set training.iterations=1 "
+                           "--set output.trace=false";
+  const auto aggregated = run_summary("scenarios/moe/olmoe-ep8-a100.json", base);
+  const auto pairs = run_summary("scenarios/moe/olmoe-ep8-a100.json", base + " --set network.aggregate_flows=false");
+  const double t = pairs["iteration_time_s"].get<double>(), ep = pairs["time_breakdown_s"]["ep_comm"].get<double>();
+  ASSERT_GT(ep, 0.05 * t);  // the exchanges matter
+  EXPECT_NEAR(aggregated["iteration_time_s"].get<double>(), t, 0.01 * t);
+  EXPECT_NEAR(aggregated["time_breakdown_s"]["ep_comm"].get<double>(), ep, 0.01 * ep);
+  EXPECT_LT(aggregated["simulated_events"].get<double>(), 0.5 * pairs["simulated_events"].get<double>());
 }
 
 }  // namespace
