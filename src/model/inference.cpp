@@ -42,14 +42,9 @@ std::vector<Kernel> inference_moe_ffn(const LayerShape& x, double T, const Infer
   return out;
 }
 
-std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st, const InferenceMoe& moe) {
-  const double T = st.tokens(), e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
-  const double qkv = (hq + 2 * hkv) * x.d;
-  std::vector<Kernel> out = {
-      elementwise("input_norm", Category::Elementwise, 2 * e * T * x.h),
-      gemm("qkv", Category::Gemm, 1, T, qkv, x.h, x.precision),
-      elementwise("rope_kv_write", Category::Elementwise, 2 * e * T * qkv),
-  };
+std::vector<Kernel> inference_attention(const LayerShape& x, const InferenceStep& st) {
+  const double e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
+  std::vector<Kernel> out;
   for (const auto& c : st.prefill) {
     // Causal attention of q new tokens over c + q keys: FLOPs of QK^T and PV over the visible pairs.
     const double pairs = c.tokens * (c.context + (c.tokens + 1) / 2);
@@ -64,8 +59,19 @@ std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st
     k.flops = 4 * hq * x.d * st.decode_context;
     out.push_back(k);
   }
-  out.push_back(gemm("attn_proj", Category::Gemm, 1, T, x.h, hq * x.d, x.precision));
-  out.push_back(elementwise("residual_norm", Category::Elementwise, 4 * e * T * x.h));
+  return out;
+}
+
+std::vector<Kernel> inference_token_kernels(const LayerShape& x, double T, const InferenceMoe& moe) {
+  const double e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
+  const double qkv = (hq + 2 * hkv) * x.d;
+  std::vector<Kernel> out = {
+      elementwise("input_norm", Category::Elementwise, 2 * e * T * x.h),
+      gemm("qkv", Category::Gemm, 1, T, qkv, x.h, x.precision),
+      elementwise("rope_kv_write", Category::Elementwise, 2 * e * T * qkv),
+      gemm("attn_proj", Category::Gemm, 1, T, x.h, hq * x.d, x.precision),
+      elementwise("residual_norm", Category::Elementwise, 4 * e * T * x.h),
+  };
   const auto mlp = moe.experts > 0 ? inference_moe_ffn(x, T, moe) : ffn(x, 1, T, x.f);
   out.insert(out.end(), mlp.begin(), mlp.end());
   out.push_back(elementwise("residual", Category::Elementwise, 3 * e * T * x.h));

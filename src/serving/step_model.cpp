@@ -62,6 +62,16 @@ double StepModel::kernels_time(const std::vector<model::Kernel>& ks) const {
   return t;
 }
 
+double StepModel::token_time(double tokens, bool moe) const {
+  auto& known = moe ? moe_token_times_ : dense_token_times_;
+  if (const auto it = known.find(tokens); it != known.end()) return it->second;
+  double t = kernels_time(model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
+  // The engine's MoE kernels reach moe_multiplier of the dense kernels' efficiency (their time divided by it).
+  if (moe) t += (1 / engine_.moe_multiplier - 1) * kernels_time(model::inference_moe_ffn(x_, tokens, moe_));
+  known.emplace(tokens, t);
+  return t;
+}
+
 double StepModel::tp_all_reduce(double bytes) const {
   if (x_.t <= 1) return 0;
   if (const auto known = all_reduce_times_.find(bytes); known != all_reduce_times_.end()) return known->second;
@@ -76,12 +86,9 @@ double StepModel::step_time(const model::InferenceStep& st, int sequences) const
   // FP8 and INT8 GEMMs write 16-bit outputs: what the all-reduces and stage sends carry is never narrower.
   const double activation = st.tokens() * x_.h * std::max(2.0, x_.bytes_per_element());
   const double collectives = 2 * tp_all_reduce(activation);
-  const double dense = moe_layers_ < layers_ ? kernels_time(model::inference_layer(x_, st)) + collectives : 0;
-  // The engine's MoE kernels reach moe_multiplier of the dense kernels' efficiency (their time divided by it).
-  const double moe = moe_layers_ == 0 ? 0
-                                      : kernels_time(model::inference_layer(x_, st, moe_)) + collectives +
-                                            (1 / engine_.moe_multiplier - 1) *
-                                                kernels_time(model::inference_moe_ffn(x_, st.tokens(), moe_));
+  const double attention = kernels_time(model::inference_attention(x_, st));
+  const double dense = moe_layers_ < layers_ ? token_time(st.tokens(), false) + attention + collectives : 0;
+  const double moe = moe_layers_ == 0 ? 0 : token_time(st.tokens(), true) + attention + collectives;
   const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
   const double engine = engine_.step_overhead + engine_.sequence_overhead * sequences +
                         2 * layers_ * engine_.collective_hop * tree_levels_;

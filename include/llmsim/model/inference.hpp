@@ -40,10 +40,14 @@ struct InferenceMoe {
   double expert_f = 0;  ///< FFN size of one expert
 };
 
-/// Kernels of one layer for `st` (LayerShape's b and s are ignored; t, h, a, kv, d, f, e are used), with the FFN
-/// of `moe` when it has experts.
-std::vector<Kernel> inference_layer(const LayerShape& x, const InferenceStep& st, const InferenceMoe& moe = {});
-/// The MoE FFN part of inference_layer for `tokens` tokens (router, permute, expert GEMMs, finalize).
+/// The kernels of one layer for a step `st` come in two parts (LayerShape's b and s are ignored; t, h, a, kv, d,
+/// f, e are used): the attention cores, one per prefill chunk and one for the decodes, which depend on the
+/// contexts ...
+std::vector<Kernel> inference_attention(const LayerShape& x, const InferenceStep& st);
+/// ... and the others (norms, QKV, projections, the FFN, or the MoE FFN of `moe` when it has experts) for
+/// st.tokens() tokens: they depend on the step only through its token count.
+std::vector<Kernel> inference_token_kernels(const LayerShape& x, double tokens, const InferenceMoe& moe = {});
+/// The MoE FFN part of inference_token_kernels for `tokens` tokens (router, permute, expert GEMMs, finalize).
 std::vector<Kernel> inference_moe_ffn(const LayerShape& x, double tokens, const InferenceMoe& moe);
 /// Expected distinct experts that T tokens reach (formula above); 0 for T = 0.
 double active_experts(const InferenceMoe& moe, double tokens);

@@ -1,9 +1,10 @@
 #pragma once
 // Time of one forward step of a serving replica (tp x pp GPUs), from the compute model (hardware/compute_model.hpp,
 // calibrated once per device) and the collective library:
-//   step = sum over the pp stages of [ layers_of_stage * (sum of inference_layer kernel times + 2 tp all-reduces of
-//          T h max(2, e) bytes: FP8/INT8 GEMMs write 16-bit activations) ] (a MoE layer with its experts' FFN, model/inference.hpp) + embedding (first stage) + head (last stage) + (pp - 1) sends of T h e bytes between
-//          stages + kernel-launch costs included per kernel
+//   step = sum over the pp stages of [ layers_of_stage * (kernel times of inference_attention and
+//          inference_token_kernels + 2 tp all-reduces of T h max(2, e) bytes: FP8/INT8 GEMMs write 16-bit
+//          activations) ] (a MoE layer with its experts' FFN, model/inference.hpp) + embedding (first stage) + head
+//          (last stage) + (pp - 1) sends of T h e bytes between stages + kernel-launch costs included per kernel
 //        + serving-engine costs: step_overhead + sequence_overhead * sequences + collectives * hop * ceil(log2 tp)
 // (serving.engine, scenario/engine_preset.hpp: fitted per engine and device to published tables, e.g. a 2023
 // vLLM spends milliseconds per decode step outside the GPU kernels, docs/serving.md). Kernels run at the
@@ -35,6 +36,9 @@ class StepModel {
 
  private:
   double kernels_time(const std::vector<model::Kernel>& ks) const;
+  /// [s] of one layer's kernels that depend only on the token count (model::inference_token_kernels; with the
+  /// MoE FFN and its engine multiplier when `moe`), remembered by count like tp_all_reduce.
+  double token_time(double tokens, bool moe) const;
   hardware::ComputeModel cm_;
   model::LayerShape x_;
   model::LayerShape x_edge_;  ///< embedding and head: edge_precision
@@ -49,7 +53,7 @@ class StepModel {
   /// tp_all_reduce by message size: its algorithm choice and estimate cost about 6% of a long run's CPU, and
   /// steps repeat the same token counts. SimGrid runs the replicas' actors one at a time in one thread, and
   /// this makes no simcall: sharing the model between replicas is safe.
-  mutable std::unordered_map<double, double> all_reduce_times_;
+  mutable std::unordered_map<double, double> all_reduce_times_, dense_token_times_, moe_token_times_;
 };
 
 /// The hardware of a serving replica: its calibration's matmul and memory efficiencies are the serving ones
