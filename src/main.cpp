@@ -65,8 +65,9 @@ int main(int argc, char** argv) {
   auto* step = app.add_subcommand("step-time", "one serving step of a scenario's replica (prefill or decode), in ms");
   step->add_option("scenario", step_opts.scenario.scenario, "serving scenario JSON file")->required();
   step->add_option("--set", step_opts.scenario.overrides, "override a field: json.path=value (repeatable)");
-  auto* prefill = step->add_option("--prefill", step_opts.prefill, "prompt tokens of one prefill alone")
-                      ->check(CLI::Range(1, 1 << 24));
+  auto* prefill = step->add_option("--prefill", step_opts.prefill,
+                                   "prompt tokens of one prefill alone, or TOKENSxPROMPTS for several in one step "
+                                   "(512x8: eight prompts of 512 tokens)");
   auto* decode = step->add_option("--decode", step_opts.decode, "sequences of one decode step")->check(CLI::Range(1, 1 << 20));
   step->add_option("--context", step_opts.context, "tokens in each decoding sequence's KV cache")
       ->check(CLI::Range(0, 1 << 24))

@@ -58,12 +58,37 @@ int run_command(const RunOptions& o) {
   return 0;
 }
 
+namespace {
+/// "TOKENS" or "TOKENSxPROMPTS" (positive integers, at most 2^24 tokens and 2^16 prompts).
+std::pair<int, int> prefill_batch(const std::string& text) {
+  const auto bad = [&]() {
+    return ScenarioError("--prefill", "\"" + text + "\" is not TOKENS or TOKENSxPROMPTS (e.g. 512 or 512x8; positive "
+                                      "integers, at most 16777216 tokens and 65536 prompts)");
+  };
+  const auto x = text.find('x');
+  const std::string tokens = text.substr(0, x), prompts = x == std::string::npos ? "1" : text.substr(x + 1);
+  const auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 8 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (!digits(tokens) || !digits(prompts)) throw bad();
+  const long n = std::stol(tokens), p = std::stol(prompts);
+  if (n < 1 || n > (1L << 24) || p < 1 || p > (1L << 16)) throw bad();
+  return {static_cast<int>(n), static_cast<int>(p)};
+}
+}  // namespace
+
 int step_time_command(const StepTimeOptions& o, std::ostream& out) {
   const auto s = scenario::load_scenario(o.scenario.scenario, o.scenario.overrides);
   if (s.kind != "serving") throw ScenarioError("/kind", "step-time needs a serving scenario (\"kind\": \"serving\")");
-  if ((o.prefill > 0) == (o.decode > 0)) throw ScenarioError("step-time", "give --prefill TOKENS or --decode BATCH");
+  if (!o.prefill.empty() == (o.decode > 0)) throw ScenarioError("step-time", "give --prefill TOKENS or --decode BATCH");
   const serving::StepModel m(s);
-  const double t = o.prefill > 0 ? m.prefill_time(o.prefill) : m.decode_time(o.decode, o.context);
+  double t = 0;
+  if (o.prefill.empty()) {
+    t = m.decode_time(o.decode, o.context);
+  } else {
+    const auto [tokens, prompts] = prefill_batch(o.prefill);
+    t = m.prefill_time(tokens, prompts);
+  }
   out << nlohmann::json{{"time_ms", 1e3 * t}}.dump() << "\n";
   return 0;
 }

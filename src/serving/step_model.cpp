@@ -97,11 +97,11 @@ double StepModel::step_time(const model::InferenceStep& st, int sequences) const
          sends + engine;
 }
 
-double StepModel::prefill_time(int tokens) const {
+double StepModel::prefill_time(int tokens, int prompts) const {
   model::InferenceStep st;
-  st.prefill.push_back({static_cast<double>(tokens), 0});
-  st.sampled = 1;
-  return step_time(st, 1);
+  st.prefill.assign(prompts, {static_cast<double>(tokens), 0});
+  st.sampled = prompts;
+  return step_time(st, prompts);
 }
 
 double StepModel::decode_time(int batch, int context) const {

@@ -28,7 +28,7 @@ struct BenchCliOptions {
 
 struct StepTimeOptions {
   RunOptions scenario;
-  int prefill = 0;  ///< prompt tokens (0: decode)
+  std::string prefill;  ///< "TOKENS" or "TOKENSxPROMPTS": prompts of TOKENS tokens in one step (empty: decode)
   int decode = 0;   ///< sequences
   int context = 0;  ///< KV tokens per decoding sequence
 };

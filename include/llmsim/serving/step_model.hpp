@@ -27,8 +27,9 @@ class StepModel {
   explicit StepModel(const scenario::Scenario& s);
   /// [s] of one step of the whole replica; `sequences` in the step (the engine's per-sequence cost).
   double step_time(const model::InferenceStep& st, int sequences) const;
-  /// [s] of one prefill of `tokens` prompt tokens alone (context 0), producing the first token.
-  double prefill_time(int tokens) const;
+  /// [s] of one step prefilling `prompts` prompts of `tokens` tokens each (context 0), each producing its first
+  /// token: one batch through the token kernels, one attention core per prompt.
+  double prefill_time(int tokens, int prompts = 1) const;
   /// [s] of one decode step of `batch` sequences with `context` tokens each in their KV cache.
   double decode_time(int batch, int context) const;
   /// [s] one tp all-reduce of `bytes` per GPU.

@@ -1,0 +1,41 @@
+// step-time --prefill TOKENSxPROMPTS: several prompts prefilled in one step, as a batching engine runs them
+// (issue 17): the same step the serving simulation prices for such a batch, and one-line errors otherwise.
+#include "../support/cli.hpp"
+#include "../support/scenarios.hpp"
+#include "llmsim/serving/step_model.hpp"
+
+namespace {
+using namespace llmsim::test;
+
+const std::string kScenario = "scenarios/serving/llama2-70b-h100-code.json";
+
+class StepTimeCli : public Cli {
+ protected:
+  double prefill_ms(const std::string& arg) {
+    const auto r = run("step-time '" + source(kScenario) + "' --prefill " + arg);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out)["time_ms"].get<double>();
+  }
+};
+
+TEST_F(StepTimeCli, EightPromptsInOneStepAreTheSimulationsBatchOfEight) {
+  // The step the serving simulation would run: 8 chunks of 512 new tokens on empty caches, 8 first tokens.
+  const auto s = shipped(kScenario);
+  const llmsim::serving::StepModel model(s);
+  llmsim::model::InferenceStep st;
+  st.prefill.assign(8, {512.0, 0.0});
+  st.sampled = 8;
+  EXPECT_NEAR(prefill_ms("512x8"), 1e3 * model.step_time(st, 8), 1e-9);
+  EXPECT_DOUBLE_EQ(prefill_ms("512x1"), prefill_ms("512"));
+  // Same tokens through the GEMMs as one 4096-token prompt, an eighth of its causal attention pairs each.
+  EXPECT_LT(prefill_ms("512x8"), prefill_ms("4096"));
+  EXPECT_GT(prefill_ms("512x8"), 4 * prefill_ms("512"));
+}
+
+TEST_F(StepTimeCli, MalformedBatchesAreOneLineErrors) {
+  for (const std::string bad : {"0", "512x", "x8", "512x0", "5x5x5", "-3", "99999999999"})
+    expect_input_error(run("step-time '" + source(kScenario) + "' --prefill " + bad),
+                       "--prefill: \"" + bad + "\" is not TOKENS or TOKENSxPROMPTS");
+}
+
+}  // namespace
