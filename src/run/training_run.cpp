@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <limits>
@@ -22,6 +23,18 @@
 namespace llmsim::run {
 
 namespace {
+
+/// Trace ranks no simulated worker holds (their replicas folded away, workload/replica_fold.hpp): a warning, as
+/// they get no track; their replicas do what the simulated ones do.
+void warn_folded_trace_ranks(const std::string& name, const report::TraceSelection& sel, const workload::Workload& w) {
+  std::vector<bool> held(sel.ranks.empty() ? 0 : sel.ranks.back() + 1, false);
+  for (const auto& wk : w.workers)
+    for (int g = 0; g < wk.width && wk.first_rank + g < static_cast<int>(held.size()); ++g) held[wk.first_rank + g] = true;
+  const auto missing = std::count_if(sel.ranks.begin(), sel.ranks.end(), [&](int r) { return !held[r]; });
+  if (missing > 0)
+    spdlog::warn("{}: {} of the output.trace_ranks are in data-parallel replicas folded away (network.fold_replicas): "
+                 "no tracks for them; set network.fold_replicas=false to trace them", name, missing);
+}
 
 nlohmann::json simulate(const scenario::Scenario& s, const strategy::TrainingStrategies& strategies,
                         std::optional<report::OutputDir>& out, std::chrono::steady_clock::time_point wall_start,
@@ -65,6 +78,7 @@ nlohmann::json simulate(const scenario::Scenario& s, const strategy::TrainingStr
   if (fits) {
     const auto traced = out && (s.output.trace || s.output.events_csv) ? report::trace_selection(s.output)
                                                                        : report::TraceSelection{};
+    if (plan.layout.simulated_dp < plan.layout.dp) warn_folded_trace_ranks(s.name, traced, plan.workload);
     rec.emplace(engine::run_workload(plan.workload, s, report::traced_workers(plan.workload, traced)));
     if (out) report::write_text(out->path("links.csv"), report::links_csv(rec->links()));
     if (out && !plan.moe.empty()) {
