@@ -22,16 +22,21 @@ namespace {
 
 /// The scenario without failures on `nodes` nodes, the data-parallel degree scaled alike and the global batch
 /// re-balanced (Oobleck): each replica takes ceil(batch / dp) samples in micro-batches of the same size (the last
-/// rounded up), so the iteration is that of the most loaded replica. A typed copy of the resolved scenario: only
-/// these fields change, and it writes no outputs (its resolved JSON stays the original's).
+/// rounded up, and their count up to what the schedule can run: interleaved 1F1B needs a multiple of pp), so the
+/// iteration is that of the most loaded replica. A typed copy of the resolved scenario: only these fields change,
+/// and it writes no outputs (its resolved JSON stays the original's).
 scenario::Scenario plain(const scenario::Scenario& s, int nodes) {
   scenario::Scenario p = s;
   p.faults = scenario::Faults{};
   p.cluster.nodes = nodes;
   const long long dp = static_cast<long long>(s.parallelism.dp) * nodes / s.cluster.nodes;
   const long long samples = (s.training.global_batch + dp - 1) / dp, mb = s.training.micro_batch;
+  const auto schedule = strategy::build_training_strategies(s).schedule;
+  const long long multiple = schedule->micro_batch_multiple(s.parallelism.pp);
+  const long long m = std::max<long long>(schedule->min_micro_batches(s.parallelism.pp),
+                                          ((samples + mb - 1) / mb + multiple - 1) / multiple * multiple);
   p.parallelism.dp = static_cast<int>(dp);
-  p.training.global_batch = static_cast<int>(dp * ((samples + mb - 1) / mb) * mb);
+  p.training.global_batch = static_cast<int>(dp * m * mb);
   return p;
 }
 

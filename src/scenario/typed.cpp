@@ -345,6 +345,10 @@ void check_serving(const Scenario& s) {
   if (s.model.moe.shared_experts > 0 || s.model.moe.capacity_factor > 0)
     throw ScenarioError("/model/moe", "serving models routed experts split over tp only (shared_experts 0, "
                                       "capacity_factor 0: dropless)");
+  if (sv.trace_to > 0 && sv.trace_to <= sv.trace_from)
+    throw ScenarioError("/serving/trace_to_s", "the trace window ends at " + json(sv.trace_to).dump() +
+                                                   " s, not after its start (trace_from_s " +
+                                                   json(sv.trace_from).dump() + " s); 0 = no end");
 }
 }  // namespace
 

@@ -16,6 +16,7 @@ class Interleaved1F1B final : public PipelineSchedule {
  public:
   explicit Interleaved1F1B(int v) : v_(v) {}
   int chunks_per_stage() const override { return v_; }
+  int micro_batch_multiple(int pp) const override { return pp; }
   std::vector<PipelineTask> stage_order(const StageContext& ctx) const override {
     const int p = ctx.pp, m = ctx.micro_batches, total = m * v_;
     auto task = [&](int k, PipelineTask::Pass pass) {
@@ -48,7 +49,7 @@ LLMSIM_REGISTER(PipelineSchedule, "interleaved-1f1b",
                 [](const scenario::Params& params, const scenario::Scenario& s) -> std::unique_ptr<PipelineSchedule> {
                   const int v = params.integer("virtual_stages");
                   const int m = s.training.micro_batches_per_pipeline(s.parallelism.dp);
-                  if (s.parallelism.pp > 1 && m % s.parallelism.pp != 0)
+                  if (m % Interleaved1F1B(v).micro_batch_multiple(s.parallelism.pp) != 0)
                     throw ScenarioError("/training/global_batch",
                                         "interleaved-1f1b needs the micro-batches per pipeline (" + std::to_string(m) +
                                             ") to be a multiple of pp (" + std::to_string(s.parallelism.pp) + ")");

@@ -36,4 +36,10 @@ TEST_F(Cli, ServingTraceHoldsTheBatchesStartingInsideItsWindow) {
   for (const auto& [replica, n] : per_replica) EXPECT_EQ(n, 3) << replica;
 }
 
+TEST_F(Cli, AnEmptyTraceWindowIsAnError) {
+  expect_input_error(run("validate '" + source("scenarios/regression/serving-vllm.json") +
+                         "' --set serving.trace_from_s=20 --set serving.trace_to_s=10"),
+                     "/serving/trace_to_s: the trace window ends at 10.0 s, not after its start");
+}
+
 }  // namespace

@@ -43,6 +43,8 @@ class PipelineSchedule {
   virtual int model_chunk(int pp, int stage, int chunk) const { return chunk * pp + stage; }
   /// Smallest number of micro-batches per pipeline the schedule can run with `pp` stages.
   virtual int min_micro_batches(int /*pp*/) const { return 1; }
+  /// The micro-batches per pipeline must be a multiple of this with `pp` stages (interleaved 1F1B: pp).
+  virtual int micro_batch_multiple(int /*pp*/) const { return 1; }
   /// Local chunk whose activations go to host memory after each forward and come back before its backward
   /// (activation offload), or -1.
   virtual int offloaded_chunk() const { return -1; }
