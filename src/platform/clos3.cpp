@@ -51,6 +51,11 @@ class Clos3 final : public Topology {
     if (racks == 1) return half;
     return racks <= per_minipod_ ? half / o_leaf_ : half / (o_leaf_ * o_spine_);
   }
+  /// A minipod when neither tier is oversubscribed: its rack and minipod uplinks then carry at most what their
+  /// NICs send, so no flow pattern is limited beyond the NICs.
+  int fold_unit_nodes(const scenario::Cluster&) const override {
+    return o_leaf_ <= 1 && o_spine_ <= 1 ? per_rack_ * per_minipod_ : 0;
+  }
 
  private:
   int per_rack_, per_minipod_;

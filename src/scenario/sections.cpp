@@ -264,7 +264,7 @@ FieldList network_fields() {
           .with_default("auto"),
       Field::boolean("fold_replicas",
                      "simulate only the data-parallel replicas that cover two of the topology's repeated units (a "
-                     "fat-tree's leaf groups), the others being identical; their collectives keep the whole group's "
+                     "non-blocking fat-tree's leaf groups, a non-blocking clos3's minipods), the others being identical; their collectives keep the whole group's "
                      "bytes and latency hops (docs/performance.md: measured error); false = every replica")
           .with_default(true),
       Field::boolean("aggregate_flows",

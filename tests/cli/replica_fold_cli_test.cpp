@@ -53,4 +53,18 @@ TEST_F(ReplicaFoldCli, AggregatedAllToAllsWithinOnePercentOfEveryPair) {
   EXPECT_LT(aggregated["simulated_events"].get<double>(), 0.5 * pairs["simulated_events"].get<double>());
 }
 
+TEST_F(ReplicaFoldCli, ClosMinipodsFoldWithinOnePercent) {
+  // A non-blocking three-tier Clos of 2-node racks, 2 racks per minipod: 16 nodes, tp 2, dp 64; two minipods
+  // (8 nodes, 32 replicas) are simulated.
+  const std::string base = "--set 'cluster.topology={\"name\": \"clos3\", \"nodes_per_rack\": 2, "
+                           "\"racks_per_minipod\": 2}' --set cluster.nodes=16 --set parallelism.pp=1 "
+                           "--set training.global_batch=128 --set training.iterations=1 --set output.trace=false "
+                           "--set strategies.pipeline_schedule=1f1b";
+  const auto folded = run_summary("scenarios/default.json", base);
+  const auto exact = run_summary("scenarios/default.json", base + " --set network.fold_replicas=false");
+  EXPECT_EQ(folded["parallelism"]["simulated_dp"], 32);
+  const double t = exact["iteration_time_s"].get<double>();
+  EXPECT_NEAR(folded["iteration_time_s"].get<double>(), t, 0.01 * t);
+}
+
 }  // namespace

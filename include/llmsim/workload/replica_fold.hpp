@@ -3,7 +3,8 @@
 //
 // Every data-parallel replica of a training job runs the same program on the same kind of GPUs; only the
 // collectives over the dp group (and over the dp/ep replicas holding the same experts) tie them together. On a
-// topology that repeats one unit with identical links (a non-blocking fat-tree's leaf group), a dp ring or tree
+// topology that repeats one unit with identical links (a non-blocking fat-tree's leaf group, a non-blocking
+// clos3's minipod), a dp ring or tree
 // over the replicas inside two units meets every kind of route the whole group meets: NVLink inside a node, a
 // leaf inside a unit, the uplinks between units. So only those replicas are simulated; each collective over
 // them carries the bytes per edge and the latency hops of the whole group (collectives::GroupLayout::represented),
