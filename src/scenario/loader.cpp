@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <sstream>
 
 #include "llmsim/scenario/engine_preset.hpp"
@@ -82,9 +83,8 @@ void apply_override(json& scenario, const std::string& assignment) {
   try {
     value = parse_json_text(text, "--set " + assignment);
   } catch (const ScenarioError&) {  // a bare word is taken as a string; a broken object, array or number is not
-    const auto digits = text.find_first_not_of("+-");
-    const bool number = digits <= 1 && digits < text.size() && text.find_first_not_of("0123456789", digits) == std::string::npos;
-    if (number || text.find_first_of("{[\"") == 0) throw;
+    static const std::regex number(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");  // e.g. 1e999, +5
+    if (std::regex_match(text, number) || text.find_first_of("{[\"") == 0) throw;
     value = text;
   }
   std::stringstream parts(key);

@@ -59,6 +59,12 @@ TEST_F(Hardening, HugeGlobalBatchIsRefusedBeforeTheRun) {
   EXPECT_NE(r.err.find("at most 131072 GPUs, 200000000 ops"), std::string::npos) << r.err;
 }
 
+TEST_F(Hardening, OverflowingNumbersOnTheCommandLineAreNotStrings) {
+  // 1e999 is a number too large for a double, not a word: the error says so instead of "got a string".
+  expect_input_error(run("validate '" + source("scenarios/default.json") + "' --set training.global_batch=1e999"),
+                     "--set training.global_batch=1e999: malformed JSON at line 1, column 5: number overflow");
+}
+
 TEST_F(Hardening, MillionGpusAreRefusedNamingTheCluster) {
   json j = default_json();
   j["cluster"]["nodes"] = 125000;  // 10^6 GPUs
