@@ -8,6 +8,13 @@ namespace llmsim::collectives {
 
 namespace {
 
+/// Bytes below which a member's remaining bytes count as none (rounding of the re-paired sums).
+double tolerance(const std::vector<double>& out_bytes) {
+  double total = 0;
+  for (double b : out_bytes) total += b;
+  return 1e-12 * total;
+}
+
 /// North-west corner rule: `out_bytes` of `sources` against `in_bytes` of `sinks` (equal totals), in order;
 /// where the corner would pair members that `apart` forbids, the source takes the next allowed sink instead.
 /// Empty when a source is left with only forbidden sinks.
@@ -16,9 +23,7 @@ std::optional<std::vector<Transfer>> north_west(const std::vector<int>& sources,
                                                 const std::vector<int>& sinks, std::vector<double> in_bytes,
                                                 Apart apart) {
   std::vector<Transfer> flows;
-  double total = 0;
-  for (double b : out_bytes) total += b;
-  const double eps = 1e-12 * total;
+  const double eps = tolerance(out_bytes);
   size_t first = 0;  // sinks before it are full
   for (size_t s = 0; s < sources.size(); ++s) {
     size_t d = first;
@@ -42,9 +47,7 @@ template <class Apart>
 std::optional<std::vector<Transfer>> largest_first(const std::vector<int>& members, std::vector<double> out_bytes,
                                                    std::vector<double> in_bytes, Apart apart) {
   std::vector<Transfer> flows;
-  double total = 0;
-  for (double b : out_bytes) total += b;
-  const double eps = 1e-12 * total;
+  const double eps = tolerance(out_bytes);
   const size_t n = members.size();
   while (true) {
     const size_t s = static_cast<size_t>(std::max_element(out_bytes.begin(), out_bytes.end()) - out_bytes.begin());

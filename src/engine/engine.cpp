@@ -339,10 +339,6 @@ void Runtime::drive_collective(int spec, const std::shared_ptr<CollectiveInstanc
   inst->cv->notify_all();
 }
 
-}  // namespace
-
-namespace {
-
 /// Nodes hosting a worker's GPUs, when replicas are folded (the platform then leaves the others out); empty
 /// otherwise, so that every topology builds the whole cluster as before.
 std::vector<bool> used_nodes(const workload::Workload& w, const scenario::Scenario& s) {

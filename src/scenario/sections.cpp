@@ -264,8 +264,9 @@ FieldList network_fields() {
           .with_default("auto"),
       Field::boolean("fold_replicas",
                      "simulate only the data-parallel replicas that cover two of the topology's repeated units (a "
-                     "non-blocking fat-tree's leaf groups, a non-blocking clos3's minipods), the others being identical; their collectives keep the whole group's "
-                     "bytes and latency hops (docs/performance.md: measured error); false = every replica")
+                     "non-blocking fat-tree's leaf groups, a non-blocking clos3's minipods), the others being "
+                     "identical; their collectives keep the whole group's bytes and latency hops "
+                     "(docs/performance.md: measured error); false = every replica")
           .with_default(true),
       Field::boolean("aggregate_flows",
                      "re-pair a direct (all-pairs) collective's flows into about one per member inside nodes and one "

@@ -62,24 +62,30 @@ double StepModel::kernels_time(const std::vector<model::Kernel>& ks) const {
   return t;
 }
 
+namespace {
+/// `known[key]`, computed by `compute()` the first time.
+template <class Compute>
+double remembered(std::unordered_map<double, double>& known, double key, Compute compute) {
+  if (const auto it = known.find(key); it != known.end()) return it->second;
+  return known.emplace(key, compute()).first->second;
+}
+}  // namespace
+
 double StepModel::token_time(double tokens, bool moe) const {
-  auto& known = moe ? moe_token_times_ : dense_token_times_;
-  if (const auto it = known.find(tokens); it != known.end()) return it->second;
-  double t = kernels_time(model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
-  // The engine's MoE kernels reach moe_multiplier of the dense kernels' efficiency (their time divided by it).
-  if (moe) t += (1 / engine_.moe_multiplier - 1) * kernels_time(model::inference_moe_ffn(x_, tokens, moe_));
-  known.emplace(tokens, t);
-  return t;
+  return remembered(moe ? moe_token_times_ : dense_token_times_, tokens, [&] {
+    double t = kernels_time(model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
+    // The engine's MoE kernels reach moe_multiplier of the dense kernels' efficiency (their time divided by it).
+    if (moe) t += (1 / engine_.moe_multiplier - 1) * kernels_time(model::inference_moe_ffn(x_, tokens, moe_));
+    return t;
+  });
 }
 
 double StepModel::tp_all_reduce(double bytes) const {
   if (x_.t <= 1) return 0;
-  if (const auto known = all_reduce_times_.find(bytes); known != all_reduce_times_.end()) return known->second;
-  const auto kind = collectives::Kind::AllReduce;
-  const double t =
-      collectives::estimate(kind, collectives::choose(kind, tp_group_, bytes, links_), tp_group_, bytes, links_);
-  all_reduce_times_.emplace(bytes, t);
-  return t;
+  return remembered(all_reduce_times_, bytes, [&] {
+    const auto kind = collectives::Kind::AllReduce;
+    return collectives::estimate(kind, collectives::choose(kind, tp_group_, bytes, links_), tp_group_, bytes, links_);
+  });
 }
 
 double StepModel::step_time(const model::InferenceStep& st, int sequences) const {

@@ -331,7 +331,7 @@ void mark_layer_params(ChunkPasses& c, int first, const std::vector<size_t>& f_a
   for (int l = 0; l < layers; ++l) {
     c.forward.segments[l == 0 ? 0 : f_at[l]].params_of_layer = first + l;
     const int back = layers - 1 - l;  // the backward meets the layers in reverse
-    if (l < static_cast<int>(in_at.size()) && !c.input.segments.empty())
+    if (!c.input.segments.empty())
       c.input.segments[l == 0 ? 0 : in_at[l]].params_of_layer = first + back;
     c.backward.segments[l == 0 ? 0 : bw_at[l]].params_of_layer = first + back;
   }

@@ -24,9 +24,8 @@ class Topology {
   virtual double bisection_bandwidth(const scenario::Cluster& c, const scenario::Hardware& hw) const = 0;
   /// Nodes of the unit the topology repeats with identical links and latencies (a non-blocking fat-tree's leaf
   /// group, a non-blocking clos3's minipod): data-parallel replicas spanning two units meet every kind of route
-  /// the whole job meets
-  /// (workload/replica_fold.hpp). 0 when replicas cannot be folded: routes whose latency or sharing depends on
-  /// the distance (torus, dragonfly, meshes) or an oversubscribed tier.
+  /// the whole job meets (workload/replica_fold.hpp). 0 when replicas cannot be folded: routes whose latency or
+  /// sharing depends on the distance (torus, dragonfly, meshes) or an oversubscribed tier.
   virtual int fold_unit_nodes(const scenario::Cluster&) const { return 0; }
 };
 
