@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """Fits a hardware preset's calibration to published throughput measurements.
 
-Usage: tools/calibrate.py [--table megatron-lm-table1|nemo-24.07-h100] [--llmsim build/llmsim]
+Usage: tools/calibrate.py [--table megatron-lm-table1|nemo-24.07-h100|bridge-b200|bridge-gb200|bridge-gb300]
+                          [--llmsim build/llmsim]
                           [--fit matmul_efficiency,matmul_half_dim,memory_efficiency]
 Runs the table's scenarios (megatron-lm-table1: scenarios/validation/*.json against hardware TFLOP/s per GPU of
 data/validation/megatron-lm-table1.csv; nemo-24.07-h100: scenarios/validation/nemo-24.07-h100/*.json, written
-by tools/make_validation_scenarios.py, against tokens/s per GPU) with the calibration fields overridden,
+by tools/make_validation_scenarios.py, against tokens/s per GPU; bridge-*: the DGX B200, GB200 or GB300 rows of
+scenarios/validation/megatron-bridge-25.11-blackwell/) with the calibration fields overridden,
 minimises the mean squared relative error with scipy's Nelder-Mead, and prints the fitted values to copy into
 configs/hardware/<preset>.json. Fields not fitted keep the preset's values. Two scenarios run at a time.
 """
@@ -13,6 +15,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -22,7 +25,7 @@ from scipy.optimize import minimize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOUNDS = {"matmul_efficiency": (0.3, 1.0), "matmul_half_dim": (0.0, 1024.0), "memory_efficiency": (0.3, 1.0),
-          "nvlink_efficiency": (0.3, 1.0), "network_efficiency": (0.3, 1.0), "kernel_overhead_us": (0.0, 50.0)}
+          "nvlink_efficiency": (0.3, 1.0), "block_scaled_gemm_efficiency": (0.5, 1.0), "network_efficiency": (0.3, 1.0), "kernel_overhead_us": (0.0, 50.0)}
 
 
 def table1_rows():
@@ -32,16 +35,24 @@ def table1_rows():
         yield os.path.join(ROOT, "scenarios", "validation", name + ".json"), float(r["tflops_per_gpu"])
 
 
-def nemo_rows():
-    folder = os.path.join(ROOT, "scenarios", "validation", "nemo-24.07-h100")
-    lines = [l for l in open(os.path.join(folder, "rows.csv")) if not l.startswith("#")]
-    for r in csv.DictReader(lines):
-        yield os.path.join(folder, r["scenario"]), float(r["tokens_per_s_per_gpu"])
+def written_rows(table, prefix=""):
+    """The rows of a table written by tools/make_validation_scenarios.py whose scenario file starts with prefix."""
+    def rows():
+        folder = os.path.join(ROOT, "scenarios", "validation", table)
+        lines = [l for l in open(os.path.join(folder, "rows.csv")) if not l.startswith("#")]
+        for r in csv.DictReader(lines):
+            if r["scenario"].startswith(prefix):
+                yield os.path.join(folder, r["scenario"]), float(r["tokens_per_s_per_gpu"])
+    return rows
 
 
-# table -> (rows, hardware preset, summary metric compared)
+BRIDGE = "megatron-bridge-25.11-blackwell"
+# table -> (rows, hardware preset, summary metric compared); the Blackwell table is fitted per system
 TABLES = {"megatron-lm-table1": (table1_rows, "A100-SXM4-80GB", "hardware_tflops_per_gpu"),
-          "nemo-24.07-h100": (nemo_rows, "H100-SXM5-80GB", "tokens_per_s_per_gpu")}
+          "nemo-24.07-h100": (written_rows("nemo-24.07-h100"), "H100-SXM5-80GB", "tokens_per_s_per_gpu"),
+          "bridge-b200": (written_rows(BRIDGE, "b200-"), "B200", "tokens_per_s_per_gpu"),
+          "bridge-gb200": (written_rows(BRIDGE, "gb200-"), "GB200-NVL72", "tokens_per_s_per_gpu"),
+          "bridge-gb300": (written_rows(BRIDGE, "gb300-"), "GB300-NVL72", "tokens_per_s_per_gpu")}
 
 
 def simulate(llmsim, scenario, overrides, out, metric):
@@ -58,33 +69,39 @@ def main():
     ap.add_argument("--table", choices=sorted(TABLES), default="megatron-lm-table1")
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
     ap.add_argument("--fit", default="matmul_efficiency,matmul_half_dim,memory_efficiency")
+    ap.add_argument("--rows", default="", help="regular expression: only the rows whose scenario file matches")
     ap.add_argument("--start", default="", help="comma-separated start values (default: the preset's)")
-    ap.add_argument("--maxfev", type=int, default=80, help="most objective evaluations")
+    ap.add_argument("--maxfev", type=int, default=80, help="most objective evaluations (0: only report the errors at the start values)")
     args = ap.parse_args()
     names = args.fit.split(",")
     rows, hardware, metric = TABLES[args.table]
     preset = json.load(open(os.path.join(ROOT, "configs", "hardware", hardware + ".json")))["calibration"]
     x0 = [float(v) for v in args.start.split(",")] if args.start else [preset[n] for n in names]
-    data = list(rows())
+    data = [r for r in rows() if re.search(args.rows, os.path.basename(r[0]))]
     tmp = tempfile.mkdtemp(prefix="llmsim-calibrate-")
 
-    def errors(x):
+    def simulated(x):
         ov = {n: min(max(v, BOUNDS[n][0]), BOUNDS[n][1]) for n, v in zip(names, x)}
         with ThreadPoolExecutor(2) as pool:
             sims = list(pool.map(lambda i: simulate(args.llmsim, data[i][0], ov, f"{tmp}/{i}", metric), range(len(data))))
-        return ov, [(s - pub) / pub for s, (_, pub) in zip(sims, data) if s is not None]
+        return ov, sims
 
     def objective(x):
-        ov, errs = errors(x)
+        ov, sims = simulated(x)
+        errs = [(s - pub) / pub for s, (_, pub) in zip(sims, data) if s is not None]
         mse = sum(e * e for e in errs) / len(errs)
         print(f"{ov}  mae {100*sum(abs(e) for e in errs)/len(errs):.2f}%  max {100*max(abs(e) for e in errs):.2f}%",
               flush=True)
         return mse
 
-    res = minimize(objective, x0, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-6, "maxfev": args.maxfev})
-    ov, errs = errors(res.x)
-    print("fitted:", json.dumps(ov))
-    print("errors per row (%):", [round(100 * e, 2) for e in errs])
+    x = x0
+    if args.maxfev > 0:
+        x = minimize(objective, x0, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-6, "maxfev": args.maxfev}).x
+    ov, sims = simulated(x)
+    print("fitted:" if args.maxfev > 0 else "at:", json.dumps(ov))
+    for s, (path, pub) in zip(sims, data):
+        shown = "does not fit" if s is None else f"{s:.0f} {100 * (s - pub) / pub:+.1f}%"
+        print(f"  {os.path.basename(path)}: published {pub:.0f}, simulated {shown}")
 
 
 if __name__ == "__main__":

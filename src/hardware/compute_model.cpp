@@ -44,7 +44,11 @@ double ComputeModel::memory_time(double bytes) const {
 
 double ComputeModel::kernel_time(const model::Kernel& k) const {
   double t = memory_time(k.bytes);
-  if (k.is_gemm()) t = std::max(t, k.flops / (peak_flops(k.precision) * gemm_efficiency(k.m, k.n, k.k)));
+  if (k.is_gemm()) {
+    const bool block_scaled = model::precision_kind(k.precision) == model::PrecisionKind::BlockScaled;
+    const double e = gemm_efficiency(k.m, k.n, k.k) * (block_scaled ? hw_.calibration.block_scaled_gemm_efficiency : 1);
+    t = std::max(t, k.flops / (peak_flops(k.precision) * e));
+  }
   const bool backward = k.kind == model::KernelKind::FusedAttentionBackward;
   if (backward || k.kind == model::KernelKind::FusedAttentionForward)
     t = std::max(t, k.flops / (peak_flops(k.precision) * fused_attention_efficiency(k.seq, backward)));

@@ -32,6 +32,10 @@ FieldList calibration_fields() {
           .at_least(0).at_most(1).with_default(0.0),
       Field::number("flash_backward_half_seq", "elements", "fused attention backward: sequence length s_half")
           .at_least(0).with_default(0.0),
+      Field::number("block_scaled_gemm_efficiency", "fraction",
+                    "GEMMs in a block-scaled precision (mxfp8, nvfp4) reach this fraction of a per-tensor scaled "
+                    "GEMM's efficiency (the scale factors' loads in the MMA pipeline); 1 = not measured")
+          .above(0).at_most(1).with_default(1.0),
       Field::number("serving_matmul_efficiency", "fraction",
                     "serving GEMMs: fraction of peak, fitted under the engine of the device's serving table "
                     "(docs/calibration.md); 0 = matmul_efficiency")
@@ -183,6 +187,11 @@ FieldList parallelism_fields() {
       Field::integer("last_stage_layers", "layers on the last pipeline stage (uneven balancing: the output layer "
                                           "makes it heavier); auto = layers/pp; the others split the rest evenly")
           .at_least(1).or_auto().with_default("auto"),
+      Field::choice("pipeline_split", {"even", "embedding-loss"},
+                    "how layers split into pipeline chunks: even (with last_stage_layers) or embedding-loss (the input "
+                    "embedding and the loss each count as one layer, so the first and last chunk hold one transformer "
+                    "layer fewer: Megatron-Core's account_for_embedding/loss_in_pipeline_split)")
+          .with_default("even"),
       Field::integer("ep", "expert-parallel size: the experts of a MoE layer are split over ep data-parallel replicas")
           .at_least(1).with_default(1),
       Field::choice("ep_dispatch", {"per-expert", "per-device"},
@@ -242,6 +251,11 @@ FieldList training_fields() {
                                    "2 also gradients, 3 also weights (Rajbhandari et al. 2020)")
           .at_least(0).at_most(3).with_default(0),
       Field::boolean("overlap_grad_reduce", "start a gradient bucket's dp all-reduce when it is final").with_default(true),
+      Field::boolean("fp8_param_gather", "with an FP8 recipe, the GEMM weights are held only as their FP8 copies "
+                                         "(Megatron-Core fp8_param_gather, Transformer Engine FP8 primary weights): no "
+                                         "bf16 weight copy beside them (memory only: the ZeRO parameter all-gather "
+                                         "stays at training.precision); no effect without training.fp8")
+          .with_default(false),
       Field::boolean("grad_reduce_in_fp32", "bf16 training keeps and reduces its gradients in fp32 (Megatron's "
                                             "main_grad); false: in bf16, as NeMo's performance recipes")
           .with_default(true),

@@ -78,6 +78,7 @@ void read_hardware(const json& hw, Hardware& h) {
       {"flash_forward_half_seq", &Calibration::flash_forward_half_seq, 1},
       {"flash_backward_efficiency", &Calibration::flash_backward_efficiency, 1},
       {"flash_backward_half_seq", &Calibration::flash_backward_half_seq, 1},
+      {"block_scaled_gemm_efficiency", &Calibration::block_scaled_gemm_efficiency, 1},
       {"serving_matmul_efficiency", &Calibration::serving_matmul_efficiency, 1},
       {"serving_matmul_half_dim", &Calibration::serving_matmul_half_dim, 1},
       {"serving_memory_efficiency", &Calibration::serving_memory_efficiency, 1}};
@@ -140,11 +141,18 @@ void fill_derived_defaults(json& raw) {
   derive(cl, "nic_Gbps", hw["nic_Gbps"]);
   json& m = raw["model"];
   derive(m, "kv_heads", m["heads"]);
-  derive(m, "head_dim", m["hidden"].get<long long>() / m["heads"].get<long long>());
+  const long long hidden = m["hidden"], heads = m["heads"];
+  if (is_auto(m["head_dim"]) && hidden % heads != 0)
+    throw ScenarioError("/model/heads", "hidden " + str(hidden) + " is not divisible by heads " + str(heads) +
+                                            " (or give model.head_dim)");
+  derive(m, "head_dim", hidden / heads);
   derive(m, "ffn_hidden", 4 * m["hidden"].get<long long>());
   derive(m["moe"], "expert_ffn_hidden", m["ffn_hidden"]);
   if (raw.contains("training")) derive(raw["training"], "seq_len", m["max_seq_len"]);
   json& pl = raw["parallelism"];
+  if (pl["pipeline_split"] == "embedding-loss" && !is_auto(pl["last_stage_layers"]))
+    throw ScenarioError("/parallelism/last_stage_layers", "pipeline_split embedding-loss sets every chunk's layers; "
+                                                          "leave last_stage_layers auto");
   derive(pl, "last_stage_layers", m["layers"].get<long long>() / std::max(1LL, pl["pp"].get<long long>()));
   json& par = raw["parallelism"];
   if (is_auto(par["dp"])) {
@@ -174,6 +182,7 @@ void read_training(const json& t, Training& tr) {
   tr.zero_stage = t["zero_stage"];
   tr.overlap_grad_reduce = t["overlap_grad_reduce"];
   tr.grad_reduce_in_fp32 = t["grad_reduce_in_fp32"];
+  tr.fp8_param_gather = t["fp8_param_gather"];
   tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
   tr.scatter_gather_p2p = t["scatter_gather_p2p"];
 }
@@ -260,7 +269,8 @@ Scenario to_typed(const json& raw) {
 
   const json& p = raw["parallelism"];
   s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],
-                   p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"], p["cp_variant"], p["rank_order"]};
+                   p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"], p["cp_variant"], p["rank_order"],
+                   p["pipeline_split"]};
 
   if (s.kind == "serving") {
     read_serving(raw["serving"], s.serving);
@@ -372,8 +382,6 @@ void check_cross_fields(const Scenario& s) {
                                                str(p.cp) + " = " + str(product) + " but the cluster has " + str(gpus) +
                                                " GPUs (" + str(s.cluster.nodes) + " nodes x " +
                                                str(s.cluster.gpus_per_node) + "); they must be equal");
-  if (m.hidden % m.heads != 0)
-    throw ScenarioError("/model/heads", "hidden " + str(m.hidden) + " is not divisible by heads " + str(m.heads));
   if (m.heads % m.kv_heads != 0)
     throw ScenarioError("/model/kv_heads", "heads " + str(m.heads) + " is not divisible by kv_heads " + str(m.kv_heads));
   if (m.heads % p.tp != 0)

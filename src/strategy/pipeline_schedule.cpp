@@ -33,6 +33,23 @@ std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenari
   return schedule;
 }
 
+namespace {
+/// Megatron-Core's account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split: layers + 2
+/// split evenly over the chunks, the first chunk's share including the embedding, the last's the loss.
+std::vector<int> embedding_loss_split(const scenario::Scenario& s, int chunks) {
+  const int layers = s.model.layers, share = (layers + 2) / chunks;
+  const std::string path = "/parallelism/pipeline_split";
+  if ((layers + 2) % chunks != 0 || share < 2)
+    throw ScenarioError(path, "embedding-loss needs layers + 2 = " + std::to_string(layers + 2) +
+                                  " to split into pp*virtual_stages = " + std::to_string(chunks) +
+                                  " equal shares of at least 2");
+  std::vector<int> out(chunks, share);
+  out.front() -= 1;
+  out.back() -= 1;
+  return out;
+}
+}  // namespace
+
 std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
   const int pp = s.parallelism.pp, v = schedule.chunks_per_stage(), layers = s.model.layers;
   const std::string n = std::to_string(layers);
@@ -40,6 +57,7 @@ std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedul
     throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
                         "pp * virtual_stages = " + std::to_string(static_cast<long long>(pp) * v) +
                             " model chunks is more than the " + n + " layers (each chunk holds at least one layer)");
+  if (s.parallelism.pipeline_split == "embedding-loss") return embedding_loss_split(s, pp * v);
   if (static_cast<long long>(s.parallelism.last_stage_layers) * pp == layers) {  // the even split (also what "auto" resolves to)
     if (layers % (pp * v) != 0)
       throw ScenarioError("/model/layers", n + " layers do not divide into pp*virtual_stages = " + std::to_string(pp * v) +

@@ -25,6 +25,9 @@ struct Calibration {
   /// backward; e_max 0 = no measurement for this device (training.attention "flash" is then an error).
   double flash_forward_efficiency = 0, flash_forward_half_seq = 0;
   double flash_backward_efficiency = 0, flash_backward_half_seq = 0;
+  /// GEMMs in a block-scaled precision (mxfp8, nvfp4) reach this fraction of matmul_efficiency: fitted where a
+  /// calibration table has both per-tensor and block-scaled rows (docs/calibration.md), else 1.
+  double block_scaled_gemm_efficiency = 1;
   /// Serving compute efficiencies (serving/step_model.hpp), fitted under the engine of the device's serving
   /// table (serving.engine multipliers 1 there); 0 = the training value above (no serving table for the device).
   double serving_matmul_efficiency = 0, serving_matmul_half_dim = 0, serving_memory_efficiency = 0;
@@ -102,6 +105,9 @@ struct Parallelism {
   std::string tp_comm_overlap = "none";  ///< none | wgrad | pipelined (workload/chunk_passes.hpp)
   std::string cp_variant = "ring";       ///< ring | ulysses (workload/context_parallel.hpp)
   std::string rank_order = "tp-cp-dp-pp";  ///< rank numbering, fastest first (workload/training.hpp)
+  /// even | embedding-loss: the input embedding and the loss each count as one layer in the split
+  /// (Megatron-Core's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split)
+  std::string pipeline_split = "even";
   /// Ranks holding the same parameters: a gradient is reduced, and ZeRO shards, over dp * cp of them
   /// (Megatron-Core's data-parallel group with context parallelism).
   int dp_cp() const { return dp * cp; }
@@ -119,6 +125,7 @@ struct Training {
   int zero_stage = 0;  ///< 0: none; 1: optimizer states, 2: + gradients, 3: + weights sharded over dp
   bool overlap_grad_reduce = true;     ///< dp all-reduce of a bucket starts as soon as its gradients are final
   bool grad_reduce_in_fp32 = true;     ///< bf16 gradients kept and reduced in fp32 (model/precision.hpp)
+  bool fp8_param_gather = false;       ///< FP8 GEMM weights held only in FP8 (workload/memory.hpp)
   double grad_bucket_bytes = 0;
   bool scatter_gather_p2p = true;      ///< Megatron's scatter/gather of inter-stage activations over tp ranks
   int micro_batches_per_pipeline(int dp) const { return global_batch / (micro_batch * dp); }

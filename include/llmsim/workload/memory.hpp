@@ -42,7 +42,8 @@ double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string
 /// Activation bytes of one micro-batch of model layers [first, first + layers) (dense or MoE).
 double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers, const std::string& recompute);
 
-/// Bytes of the cached FP8 weight copies of model layers [first, first + layers) on one GPU (0 without FP8).
+/// Bytes of the cached FP8 weight copies of model layers [first, first + layers) on one GPU (0 without FP8);
+/// with training.fp8_param_gather, net of the high-precision copies of those weights that it replaces.
 double fp8_weight_copy_bytes(const scenario::Scenario& s, int first, int layers);
 /// Weights, gradients and optimizer state of `params` parameters on one GPU, sharded as training.zero_stage says
 /// (activations 0). The data-parallel gradient-sync hooks' memory (workload/gradient_sync.hpp).
