@@ -6,6 +6,7 @@
 // (scenarios/validation/<table>/rows.csv).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -39,10 +40,13 @@ std::vector<Row> rows_of(const std::string& table) {
   return rows;
 }
 
-/// Simulated tokens/s per GPU of each row, relative error against the published value; rows in `known_oom` must
-/// still not fit (and are left out).
-std::vector<double> errors_of(const std::string& table, size_t expected_rows, const std::set<std::string>& known_oom) {
-  const auto rows = rows_of(table);
+/// Simulated tokens/s per GPU of each row whose scenario file contains `only`, relative error against the published
+/// value, each within `largest`; rows in `known_oom` must still not fit (and are left out).
+std::vector<double> errors_of(const std::string& table, size_t expected_rows, const std::set<std::string>& known_oom,
+                              double largest, const std::string& only = "") {
+  auto rows = rows_of(table);
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Row& r) { return r.scenario.find(only) == std::string::npos; }),
+             rows.end());
   EXPECT_EQ(rows.size(), expected_rows);
   char dir_template[] = "/tmp/llmsim-table-XXXXXX";
   const std::string dir = mkdtemp(dir_template);
@@ -61,7 +65,7 @@ std::vector<double> errors_of(const std::string& table, size_t expected_rows, co
     }
     const double simulated = summary["tokens_per_s_per_gpu"].get<double>();
     errors.push_back((simulated - r.published) / r.published);
-    EXPECT_LE(std::fabs(errors.back()), 0.11) << r.scenario << ": simulated " << simulated << " vs " << r.published;
+    EXPECT_LE(std::fabs(errors.back()), largest) << r.scenario << ": simulated " << simulated << " vs " << r.published;
   }
   std::system(("rm -rf " + dir).c_str());
   return errors;
@@ -76,7 +80,21 @@ double mean_abs(const std::vector<double>& e) {
 TEST(PublishedTables, NeMo2407OnH100WithinFivePercentMean) {
   // Nemotron-340B (tp 8, pp 8, vp 12, dp 2) needs 88 GiB in the memory model against 79.6 GiB of HBM: 34.6 GB of
   // optimizer states sharded over only 2 ranks, 10.5 GB of cached FP8 weights and 103 in-flight activation sets.
-  EXPECT_LE(mean_abs(errors_of("nemo-24.07-h100", 12, {"nemotron-340b-128gpus.json"})), 0.05);
+  EXPECT_LE(mean_abs(errors_of("nemo-24.07-h100", 12, {"nemotron-340b-128gpus.json"}, 0.11)), 0.05);
+}
+
+// Megatron-Bridge 25.11 on Blackwell: each preset fitted once on its dense rows (docs/calibration.md). The MoE rows
+// are checked in docs/calibration.md, not here: they run 6-200% too fast for causes listed there.
+TEST(PublishedTables, MegatronBridgeDenseRowsOnB200WithinFivePercentMean) {
+  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 4, {}, 0.10, "b200-llama")), 0.05);
+}
+
+TEST(PublishedTables, MegatronBridgeDenseRowsOnGB200WithinFivePercentMean) {
+  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 3, {}, 0.10, "gb200-nvl72-llama")), 0.05);
+}
+
+TEST(PublishedTables, MegatronBridgeDenseRowsOnGB300WithinFivePercentMean) {
+  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 3, {}, 0.10, "gb300-nvl72-llama")), 0.05);
 }
 
 }  // namespace
