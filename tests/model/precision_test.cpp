@@ -143,3 +143,26 @@ TEST(FusedAttention, FlopsAndBytesOfOneKernelByHand) {
   EXPECT_NEAR(cm.kernel_time(k), k.flops / (989.4e12 * 0.662 * 4096 / (4096 + 604)) + 2e-6, 1e-12);
   EXPECT_NEAR(cm.kernel_time(back), back.flops / (989.4e12 * 0.597 * 4096 / (4096 + 427)) + 2e-6, 1e-12);
 }
+
+TEST(Fp8Training, BlockScaledGemmsRunAtTheirFittedFractionOfTheGemmEfficiency) {
+  // B200: mxfp8 and fp8 share the 4,500 TFLOP/s peak; an MXFP8 GEMM reaches block_scaled_gemm_efficiency (0.903) of
+  // the per-tensor FP8 GEMM's efficiency, so its compute time is 1 / 0.903 of it; a BF16 GEMM is not scaled.
+  const auto b200 = test::shipped("scenarios/hardware/b200-llama3-70b.json");
+  const hardware::ComputeModel cm(b200.hardware);
+  const double o = b200.hardware.calibration.kernel_overhead;
+  const auto fp8 = model::gemm("g", model::Category::Gemm, 1, 8192, 8192, 8192, Precision::Fp8);
+  const auto mx = model::gemm("g", model::Category::Gemm, 1, 8192, 8192, 8192, Precision::Mxfp8);
+  const auto bf16 = model::gemm("g", model::Category::Gemm, 1, 8192, 8192, 8192, Precision::Bf16);
+  EXPECT_NEAR((cm.kernel_time(mx) - o) / (cm.kernel_time(fp8) - o), 1 / 0.903, 1e-12);
+  EXPECT_NEAR((cm.kernel_time(bf16) - o) / (cm.kernel_time(fp8) - o), 4500.0 / 2250, 1e-12);
+}
+
+TEST(Fp8Training, Fp8PrimaryWeightsReplaceTheBf16Copies) {
+  // Llama-3-70B, tp 8, FP8-CS: per layer 0.8565B GEMM weights (attention 8192 x (8192 + 2 x 1024) + 8192 x 8192 =
+  // 150,994,944; SwiGLU MLP 3 x 8192 x 28672 = 704,643,072) / tp 8 = 106,954,752 on a GPU. Cached FP8 copies: row-wise
+  // and transpose, 2 bytes each weight; FP8 primary weights (fp8_param_gather) drop the 2-byte BF16 copy: net 0.
+  const auto cs = test::shipped("scenarios/hardware/b200-llama3-70b.json", {"training.fp8_param_gather=false"});
+  const auto primary = test::shipped("scenarios/hardware/b200-llama3-70b.json", {"training.fp8_param_gather=true"});
+  EXPECT_DOUBLE_EQ(workload::fp8_weight_copy_bytes(cs, 0, 1), 2 * 106954752.0);
+  EXPECT_DOUBLE_EQ(workload::fp8_weight_copy_bytes(primary, 0, 1), 0.0);
+}

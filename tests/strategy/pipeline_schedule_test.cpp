@@ -284,3 +284,19 @@ TEST(ActivationOffload, OnlyTwoSetsOfTheOffloadedChunkStayOnTheDevice) {
   for (int stage = 0; stage < 4; ++stage)
     EXPECT_EQ(strategy::max_in_flight(stp->stage_order({4, stage, 12}), 0), stage + 1 + 2) << "stage " << stage;
 }
+
+TEST(PipelineSplit, EmbeddingAndLossCountAsOneLayerEach) {
+  // Llama 3.1 405B, 126 layers, pp 8, 8 chunks per stage: 128 units / 64 chunks = 2, the first and last chunk 1.
+  const std::string file = "scenarios/validation/megatron-bridge-25.11-blackwell/b200-llama3.1-405b-128gpus-fp8-cs.json";
+  const auto s = test::shipped(file);
+  const auto layers = strategy::chunk_layers(s, *strategy::make_pipeline_schedule(s));
+  ASSERT_EQ(layers.size(), 64u);
+  EXPECT_EQ(layers.front(), 1);
+  EXPECT_EQ(layers.back(), 1);
+  EXPECT_EQ(std::count(layers.begin(), layers.end(), 2), 62);
+  // 126 + 2 does not split into pp 8 x 3 chunks; an explicit last stage contradicts the split.
+  EXPECT_EQ(test::error_of([&] { test::shipped(file, {"strategies.pipeline_schedule.virtual_stages=3"}); }).path(),
+            "/parallelism/pipeline_split");
+  EXPECT_EQ(test::error_of([&] { test::shipped(file, {"parallelism.last_stage_layers=14"}); }).path(),
+            "/parallelism/last_stage_layers");
+}
