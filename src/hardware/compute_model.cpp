@@ -42,16 +42,30 @@ double ComputeModel::memory_time(double bytes) const {
   return bytes / (hw_.memory_bandwidth * hw_.calibration.memory_efficiency);
 }
 
+namespace {
+bool block_scaled(const model::Kernel& k) { return model::precision_kind(k.precision) == model::PrecisionKind::BlockScaled; }
+bool fused_attention(const model::Kernel& k) {
+  return k.kind == model::KernelKind::FusedAttentionForward || k.kind == model::KernelKind::FusedAttentionBackward;
+}
+}  // namespace
+
+double ComputeModel::plateau_efficiency(const model::Kernel& k) const {
+  const auto& c = hw_.calibration;
+  if (fused_attention(k))
+    return k.kind == model::KernelKind::FusedAttentionBackward ? c.flash_backward_efficiency : c.flash_forward_efficiency;
+  if (k.is_gemm()) return c.matmul_efficiency * (block_scaled(k) ? c.block_scaled_gemm_efficiency : 1);
+  return 0;
+}
+
 double ComputeModel::kernel_time(const model::Kernel& k) const {
   double t = memory_time(k.bytes);
   if (k.is_gemm()) {
-    const bool block_scaled = model::precision_kind(k.precision) == model::PrecisionKind::BlockScaled;
-    const double e = gemm_efficiency(k.m, k.n, k.k) * (block_scaled ? hw_.calibration.block_scaled_gemm_efficiency : 1);
+    const double e = gemm_efficiency(k.m, k.n, k.k) * (block_scaled(k) ? hw_.calibration.block_scaled_gemm_efficiency : 1);
     t = std::max(t, k.flops / (peak_flops(k.precision) * e));
   }
-  const bool backward = k.kind == model::KernelKind::FusedAttentionBackward;
-  if (backward || k.kind == model::KernelKind::FusedAttentionForward)
-    t = std::max(t, k.flops / (peak_flops(k.precision) * fused_attention_efficiency(k.seq, backward)));
+  if (fused_attention(k))
+    t = std::max(t, k.flops / (peak_flops(k.precision) *
+                               fused_attention_efficiency(k.seq, k.kind == model::KernelKind::FusedAttentionBackward)));
   return t + hw_.calibration.kernel_overhead;
 }
 

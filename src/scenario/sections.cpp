@@ -213,8 +213,8 @@ FieldList parallelism_fields() {
           .with_default("tp-cp-dp-pp"),
       Field::choice("tp_variant", {"megatron", "fal", "fal+"},
                     "tensor-parallel block: megatron (2 all-reduces per layer and pass); fal (First Attentions Last: "
-                    "MLPs read the first block's attention output, so a block's attention and MLP partial sums share "
-                    "one all-reduce, except in the first block); fal+ (the normalised first attention output is added "
+                    "MLPs read the first block's attention output, so after the first block a block's attention and MLP "
+                    "run on two streams at once and their partial sums share one all-reduce); fal+ (the normalised first attention output is added "
                     "to each block's attention output, which the MLP then needs reduced: both all-reduces remain)")
           .with_default("megatron"),
       Field::boolean("sequence_parallel", "Megatron sequence parallelism: tp all-reduces become reduce-scatter + all-gather")

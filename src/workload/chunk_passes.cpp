@@ -39,6 +39,9 @@ struct Unit {
   /// Ring attention's core: the exchanges (keys) that run beside its first `ring_share` forward and backward.
   int ring_forward = -1, ring_backward = -1;
   double ring_share = 0;
+  /// Kernels on a second stream beside `forward` in every pass (FAL's MLP beside its attention;
+  /// hardware/concurrent_kernels.hpp), empty: one stream.
+  Kernels beside;
 };
 
 Kernels scaled(Kernels kernels, double share) {
@@ -87,9 +90,11 @@ class Builder {
 
   /// A segment of `kernels` followed by one tp collective when `with_collective`; `hides` are the kernels that
   /// run beside that collective when the pass is a whole backward under tp_comm_overlap "wgrad".
-  Segment segment(const std::string& name, const Kernels& kernels, bool with_collective, const Kernels& hides = {}) {
+  /// `beside` runs on a second stream concurrently with `kernels`.
+  Segment segment(const std::string& name, const Kernels& kernels, bool with_collective, const Kernels& hides = {},
+                  const Kernels& beside = {}) {
     Segment seg;
-    const ComputeCost c = kernel_cost(name, kernels, cm_);
+    const ComputeCost c = kernel_cost(name, kernels, beside, cm_);
     seg.compute = add(c);
     if (!with_collective || s_.parallelism.tp == 1) return seg;
     double exposed = ar_;
@@ -226,7 +231,7 @@ void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.ins
 
 std::vector<Segment> unit_forward(Builder& b, const std::string& name, const Unit& u) {
   if (u.ring_forward >= 0) return ring_core(b, name, u.forward, u.ring_forward, u.ring_share);
-  return {with_exchange(b.segment(name, u.forward, u.forward_collective), u.forward_exchange, u.repeat)};
+  return {with_exchange(b.segment(name, u.forward, u.forward_collective, {}, u.beside), u.forward_exchange, u.repeat)};
 }
 
 LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const std::string& recompute) {
@@ -239,19 +244,22 @@ LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const s
     }
   const std::string partial = recompute == "selective" ? "selective" : "none";
   for (auto u = units.rbegin(); u != units.rend(); ++u) {
-    const Kernels dgrad = concat(model::recomputed(u->forward, partial), model::backward_input(u->forward));
-    const Kernels wgrad = model::backward_weight(u->forward);
+    auto dgrad_of = [&](const Kernels& f) { return concat(model::recomputed(f, partial), model::backward_input(f)); };
+    const Kernels dgrad = dgrad_of(u->forward), wgrad = model::backward_weight(u->forward);
+    const Kernels dgrad_beside = dgrad_of(u->beside), wgrad_beside = model::backward_weight(u->beside);
     if (u->ring_backward >= 0) {  // no weights: the same segments in B and B+W
       const auto core = ring_core(b, "B " + u->name, dgrad, u->ring_backward, u->ring_share);
       append(out.input, core), append(out.backward, core);
       continue;
     }
-    out.input.push_back(
-        with_exchange(b.segment("B " + u->name, dgrad, u->backward_collective), u->backward_exchange, u->repeat));
-    if (!wgrad.empty()) out.weight.push_back(with_exchange(b.segment("W " + u->name, wgrad, false), -1, u->repeat));
-    out.backward.push_back(with_exchange(
-        b.segment("B " + u->name, concat(dgrad, wgrad), u->backward_collective, column_parallel(u->forward)),
-        u->backward_exchange, u->repeat));
+    out.input.push_back(with_exchange(b.segment("B " + u->name, dgrad, u->backward_collective, {}, dgrad_beside),
+                                      u->backward_exchange, u->repeat));
+    if (!wgrad.empty() || !wgrad_beside.empty())
+      out.weight.push_back(with_exchange(b.segment("W " + u->name, wgrad, false, {}, wgrad_beside), -1, u->repeat));
+    out.backward.push_back(with_exchange(b.segment("B " + u->name, concat(dgrad, wgrad), u->backward_collective,
+                                                   column_parallel(concat(u->forward, u->beside)),
+                                                   concat(dgrad_beside, wgrad_beside)),
+                                         u->backward_exchange, u->repeat));
   }
   return out;
 }
@@ -301,8 +309,11 @@ ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoeP
   two_units.push_back({"mlp", mlp});
   ModelSegments m;
   m.first = layer_segments(b, two_units, rc);
-  // FAL: after the model's first layer, attention and MLP partial sums share one all-reduce.
-  m.other = s.parallelism.tp_variant == "fal" ? layer_segments(b, {{"layer", concat(attention, mlp)}}, rc) : m.first;
+  // FAL: after the model's first layer, the MLP reads the first layer's attention output, so it runs on a second
+  // stream beside this layer's attention and their partial sums share one all-reduce.
+  Unit fal{"layer", attention};
+  fal.beside = mlp;
+  m.other = s.parallelism.tp_variant == "fal" ? layer_segments(b, {fal}, rc) : m.first;
   const Kernels embedding = model::embedding_forward(x), head = model::head_forward(x);
   m.embed_f = b.segment("F embedding", embedding, true);
   m.embed_b = b.segment("B embedding", model::backward_input(embedding), false);

@@ -5,6 +5,7 @@
 #include "../support/scenarios.hpp"
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/hardware/concurrent_kernels.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/workload/chunk_passes.hpp"
 
@@ -35,6 +36,13 @@ double alone(const Built& b, const workload::PassChain& c) {
   EXPECT_EQ(c.fused.size(), 1u);
   return b.costs[c.fused[0].compute].duration;
 }
+/// Duration of the first compute segment of chain `c` named `name`.
+double segment_named(const Built& b, const workload::PassChain& c, const std::string& name) {
+  for (const auto& seg : c.segments)
+    if (b.costs[seg.compute].name == name) return b.costs[seg.compute].duration;
+  ADD_FAILURE() << "no segment " << name;
+  return 0;
+}
 double ring_all_reduce(const scenario::Scenario& s) {
   const hardware::ComputeModel cm(s.hardware);
   return collectives::ring_time(collectives::Kind::AllReduce, s.parallelism.tp,
@@ -61,6 +69,22 @@ TEST(ChunkPasses, FalRemovesOneAllReducePerBlockAfterTheFirst) {
   EXPECT_EQ(all_reduces(b.chunks[1].input), 12 + 1);
   const auto plus = build({"parallelism.tp_variant=fal+"});
   EXPECT_EQ(all_reduces(plus.chunks[1].forward), 2 * 12);  // fal+ keeps both
+}
+
+TEST(ChunkPasses, FalRunsTheMlpBesideTheAttention) {
+  // After the model's first layer a FAL block's forward is its attention and its MLP on two streams
+  // (hardware/concurrent_kernels.hpp, tested by hand there): shorter than the two one after the other.
+  const auto b = build({"parallelism.tp_variant=fal"});
+  const hardware::ComputeModel cm(b.s.hardware);
+  const auto x = model::LayerShape::from(b.s);
+  const auto attention = model::attention_forward(x), mlp = model::mlp_forward(x);
+  const double together = hardware::concurrent_time(cm, attention, mlp);
+  const auto by = cm.times_by_category(model::concat(attention, mlp));
+  EXPECT_NEAR(segment_named(b, b.chunks[1].forward, "F layer"), together, 1e-15);
+  EXPECT_LT(together, 0.95 * (by[0] + by[1] + by[2]));
+  const auto megatron = build({});
+  const auto a = cm.times_by_category(attention);
+  EXPECT_NEAR(segment_named(megatron, megatron.chunks[1].forward, "F attention"), a[0] + a[1] + a[2], 1e-15);
 }
 
 TEST(ChunkPasses, FullRecomputationReplaysTheForwardAllReducesInTheBackward) {

@@ -12,4 +12,9 @@ namespace llmsim::workload {
 
 ComputeCost kernel_cost(const std::string& name, const std::vector<model::Kernel>& kernels, const hardware::ComputeModel& cm);
 
+/// Two kernel streams run concurrently on one GPU (hardware/concurrent_kernels.hpp): the duration is their
+/// concurrent time, each category's time the sum of both streams' scaled by duration / (their sum alone).
+ComputeCost kernel_cost(const std::string& name, const std::vector<model::Kernel>& a, const std::vector<model::Kernel>& b,
+                        const hardware::ComputeModel& cm);
+
 }  // namespace llmsim::workload
