@@ -175,6 +175,7 @@ void Runtime::run(WorkerState& w, const workload::ComputeOp& o) {
     rec_.count_activity();
   }
   rec_.add_breakdown(w.id, cost.by_category);
+  rec_.add_dynamic_energy(w.id, cost.dynamic_energy);
   rec_.event({w.id, 0, cost.main_category(), o.step.pass, o.step.micro_batch, o.step.chunk, o.cost, t0,
               sg4::Engine::get_clock()});
 }

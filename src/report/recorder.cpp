@@ -5,7 +5,7 @@
 namespace llmsim::report {
 
 Recorder::Recorder(int workers, int iterations, std::vector<bool> traced)
-    : busy_(workers), iteration_ends_(iterations, 0.0), traced_(std::move(traced)), iteration_of_(workers, 0) {
+    : busy_(workers), dynamic_energy_(workers, 0.0), iteration_ends_(iterations, 0.0), traced_(std::move(traced)), iteration_of_(workers, 0) {
   for (auto& b : busy_) b.fill(0.0);
 }
 

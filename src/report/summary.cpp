@@ -34,6 +34,19 @@ std::string links_csv(const std::vector<engine::LinkStat>& links) {
   return os.str();
 }
 
+/// Energy of the job per iteration and per token, and a GPU's mean power (hardware/power_model.hpp: idle power
+/// over the iteration plus the kernels' energy above it, the mean of the simulated GPUs); null without a power model.
+json energy_summary(const scenario::Scenario& s, const Recorder& rec, double iteration_s, double tokens, int gpus) {
+  const auto& power = s.hardware.power;
+  if (!power.known()) return nullptr;
+  double dynamic = 0;
+  for (double e : rec.dynamic_energy()) dynamic += e;
+  dynamic /= rec.dynamic_energy().size() * rec.iteration_ends().size();
+  const double per_gpu = power.idle * iteration_s + dynamic;
+  return {{"per_iteration_J", per_gpu * gpus}, {"per_token_J", per_gpu * gpus / tokens},
+          {"mean_power_per_gpu_W", per_gpu / iteration_s}};
+}
+
 json training_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan, const Recorder* rec,
                       double wall_time_s) {
   const int gpus = s.cluster.total_gpus();
@@ -104,6 +117,7 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
                                  mean[static_cast<int>(TimeCategory::EpComm)] +
                                  mean[static_cast<int>(TimeCategory::CpComm)];
     out["time_breakdown_s"] = cats;
+    out["energy"] = energy_summary(s, *rec, it, plan.tokens, gpus);
     out["simulated_events"] = rec->activities();
     out["links"] = links_summary(rec->links());
   }
@@ -148,6 +162,9 @@ std::string summary_table(const json& s) {
   for (const auto& v : s["peak_memory_bytes"]) peak = std::max(peak, v.get<double>());
   row("peak memory (worst stage)", num(peak / 1073741824.0, "%.1f GiB") + " of " +
                                        num(s["hbm_bytes"].get<double>() / 1073741824.0, "%.1f GiB"));
+  if (s.contains("energy") && !s["energy"].is_null())
+    row("energy", num(s["energy"]["per_token_J"].get<double>(), "%.3g J per token") + ", " +
+                      num(s["energy"]["mean_power_per_gpu_W"].get<double>(), "mean %.0f W per GPU"));
   if (s.contains("moe"))
     row("MoE C_T / imbalance", num(s["moe"]["c_t"].get<double>(), "%.2f destinations per token") + ", " +
                                    num(s["moe"]["imbalance"].get<double>(), "max/mean load %.2f"));

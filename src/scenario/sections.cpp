@@ -98,6 +98,18 @@ FieldList software_fields() {
   };
 }
 
+FieldList power_fields() {
+  return {
+      Field::number("idle_W", "W", "board power of an idle GPU (also while it only waits or communicates)").at_least(0)
+          .with_default(0.0),
+      Field::number("compute_W", "W", "board power running compute-bound kernels (GEMMs at full SM use); 0 = no power "
+                                      "model for this device").at_least(0).with_default(0.0),
+      Field::number("memory_W", "W", "board power running memory-bound kernels (HBM at full use, SMs mostly stalled)")
+          .at_least(0).with_default(0.0),
+      text("source", "measurement(s) the numbers come from"),
+  };
+}
+
 FieldList hardware_fields() {
   return {
       Field::string("name", "device name"),
@@ -117,6 +129,8 @@ FieldList hardware_fields() {
       Field::boolean("nvswitch_reduction", "the node's NVSwitch reduces in the network (NVLS, NVSwitch gen3)")
           .with_default(false),
       Field::object("calibration", calibration_fields(), "compute-model efficiencies, fitted once per device"),
+      Field::object("power", power_fields(), "board power per kernel class (hardware/power_model.hpp); absent: no "
+                                              "energy is reported").with_default(EmptyObject{}),
   };
 }
 

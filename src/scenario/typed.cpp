@@ -65,6 +65,11 @@ void read_hardware(const json& hw, Hardware& h) {
   h.nic_bandwidth = hw["nic_Gbps"].get<double>() * 1e9 / 8;
   h.nvswitch_reduction = hw["nvswitch_reduction"];
   h.host_link_bandwidth = hw["host_link_GBps"].get<double>() * 1e9;
+  const json& power = hw["power"];
+  h.power = {power["idle_W"], power["compute_W"], power["memory_W"]};
+  if (h.power.known() && !(h.power.idle <= h.power.memory && h.power.memory <= h.power.compute))
+    throw ScenarioError("/hardware/power", "needs idle_W <= memory_W <= compute_W (got " + power["idle_W"].dump() + ", " +
+                                               power["memory_W"].dump() + ", " + power["compute_W"].dump() + ")");
   // hardware.calibration: each JSON key, its member, and the factor to SI (us -> s).
   static const std::vector<std::tuple<const char*, double Calibration::*, double>> kCalibration = {
       {"matmul_efficiency", &Calibration::matmul_efficiency, 1},

@@ -134,6 +134,7 @@ class Builder {
     auto add_segment = [&](ComputeCost& to, const Segment& seg) {
       for (int i = 0; i < kTimeCategories; ++i) to.by_category[i] += costs_[seg.compute].by_category[i];
       to.flops += costs_[seg.compute].flops;
+      to.dynamic_energy += costs_[seg.compute].dynamic_energy;
       if (seg.collective >= 0)
         to.by_category[static_cast<int>(TimeCategory::TpComm)] += costs_[seg.collective].duration - seg.hidden;
     };

@@ -1,6 +1,7 @@
 #include "llmsim/workload/kernel_cost.hpp"
 
 #include "llmsim/hardware/concurrent_kernels.hpp"
+#include "llmsim/hardware/power_model.hpp"
 
 namespace llmsim::workload {
 
@@ -8,6 +9,7 @@ ComputeCost kernel_cost(const std::string& name, const std::vector<model::Kernel
   ComputeCost c{name, 0, {}, model::total_flops(kernels)};
   const auto by = cm.times_by_category(kernels);  // indexed by model::Category: gemm, attention, element-wise
   for (size_t i = 0; i < by.size(); ++i) c.by_category[i] = by[i], c.duration += by[i];
+  c.dynamic_energy = hardware::dynamic_energy(cm, kernels);
   return c;
 }
 

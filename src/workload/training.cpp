@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "llmsim/hardware/power_model.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/platform/topology.hpp"
 #include "llmsim/util/error.hpp"
@@ -178,6 +179,7 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   ComputeCost opt{"optimizer", 0, {}, 0};
   opt.duration = opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
       cm.memory_time(sync.optimizer_params(sp.params) * (28 + model::LayerShape::from(s).bytes_per_element()));
+  opt.dynamic_energy = hardware::memory_bound_energy(cm, opt.duration);
   sp.optimizer_cost = static_cast<int>(plan.workload.costs.size());
   plan.workload.costs.push_back(opt);
 

@@ -39,6 +39,7 @@ class ComputeModel {
   /// Effective NVLink bandwidth of one GPU per direction [bytes/s] and hop latency [s].
   double nvlink_bandwidth() const;
   double nvlink_latency() const { return hw_.nvlink_latency; }
+  const scenario::Hardware& hardware() const { return hw_; }
 
  private:
   scenario::Hardware hw_;

@@ -28,6 +28,8 @@ class Recorder {
   /// Adds `seconds` of `c` to the worker's busy time (compute stream).
   void add_time(int worker, workload::TimeCategory c, double seconds) { busy_[worker][static_cast<int>(c)] += seconds; }
   void add_breakdown(int worker, const workload::TimeBreakdown& b);
+  /// Adds a compute block's energy above idle power [J] (hardware/power_model.hpp).
+  void add_dynamic_energy(int worker, double joules) { dynamic_energy_[worker] += joules; }
   /// The worker passed the end of `iteration`: its later events belong to iteration + 1.
   void iteration_end(int worker, int iteration, double time);
   bool traced(int worker) const { return traced_[worker]; }
@@ -43,6 +45,8 @@ class Recorder {
   const std::vector<engine::LinkStat>& links() const { return links_; }
 
   const std::vector<workload::TimeBreakdown>& busy() const { return busy_; }
+  /// Per worker: energy above idle power over the run [J].
+  const std::vector<double>& dynamic_energy() const { return dynamic_energy_; }
   /// End of iteration i: the latest worker's end [s].
   const std::vector<double>& iteration_ends() const { return iteration_ends_; }
   const std::vector<TraceEvent>& events() const { return events_; }
@@ -50,6 +54,7 @@ class Recorder {
 
  private:
   std::vector<workload::TimeBreakdown> busy_;
+  std::vector<double> dynamic_energy_;
   std::vector<double> iteration_ends_;
   std::vector<bool> traced_;
   std::vector<int> iteration_of_;  ///< per worker: the iteration it is in

@@ -33,6 +33,12 @@ struct Calibration {
   double serving_matmul_efficiency = 0, serving_matmul_half_dim = 0, serving_memory_efficiency = 0;
 };
 
+/// Board power per kernel class (hardware/power_model.hpp); compute 0 = no power model for the device.
+struct Power {
+  double idle = 0, compute = 0, memory = 0;  ///< [W]
+  bool known() const { return compute > 0; }
+};
+
 struct Hardware {
   std::string name;
   std::map<std::string, double> peak_flops;  ///< dense tensor-core peak per precision [FLOP/s]
@@ -46,6 +52,7 @@ struct Hardware {
   bool nvswitch_reduction = false;           ///< NVLS-capable NVSwitch
   double host_link_bandwidth = 0;            ///< PCIe to host memory, per direction [bytes/s]
   Calibration calibration;
+  Power power;
 };
 
 /// A strategy (or topology) chosen by name with its parameters (validated against its field table, in SI units).

@@ -30,6 +30,7 @@ struct ComputeCost {
   double duration = 0;  ///< [s]
   TimeBreakdown by_category{};  ///< sums to duration
   double flops = 0;     ///< executed FLOPs per GPU (hardware FLOPs)
+  double dynamic_energy = 0;  ///< [J] above idle power (hardware/power_model.hpp)
   /// The category holding most of the duration (what a trace event or a wait is filed under).
   TimeCategory main_category() const;
 };
