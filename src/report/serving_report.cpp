@@ -59,6 +59,20 @@ json replica_output_rates(const serving::ServingResult& r, double span) {
 
 }  // namespace
 
+/// Energy of the serving GPUs from the first arrival to the last completion (hardware/power_model.hpp: idle power
+/// of every GPU over the span plus the steps' energy above it), per served request and per output token; null
+/// without a power model.
+json serving_energy(const scenario::Scenario& s, const serving::ServingResult& r, double span, long served,
+                    double output_tokens) {
+  if (!s.hardware.power.known()) return nullptr;
+  double total = s.hardware.power.idle * s.cluster.total_gpus() * span;
+  for (double e : r.dynamic_energy) total += e;
+  return {{"total_J", total},
+          {"per_request_J", served > 0 ? total / served : 0},
+          {"per_output_token_J", output_tokens > 0 ? total / output_tokens : 0},
+          {"mean_power_per_gpu_W", span > 0 ? total / (span * s.cluster.total_gpus()) : 0}};
+}
+
 json serving_summary(const scenario::Scenario& s, const serving::ServingResult& r, double wall_seconds) {
   const auto& sv = s.serving;
   std::vector<double> ttft, tpots, e2e, transfer;
@@ -154,6 +168,7 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
       {"busy_fraction", span > 0 ? busy / (span * r.steps.size()) : 0},
   };
   if (!transfer.empty()) out["kv_transfer_s"] = stats(transfer);
+  out["energy"] = serving_energy(s, r, span, served, output);
   return {{"name", s.name},          {"kind", "serving"},      {"model", s.model.name},
           {"hardware", s.hardware.name}, {"gpus", s.cluster.total_gpus()}, {"serving", out},
           {"wall_time_s", wall_seconds}};
@@ -197,6 +212,9 @@ std::string serving_summary_table(const json& summary) {
                                              " blocks");
   out += table_row("batch mean / preemptions", format_number(v["batch_size"]["mean"].get<double>(), "%.1f / ") +
                                                    std::to_string(v["preemptions"].get<int>()));
+  if (!v["energy"].is_null())
+    out += table_row("energy", format_number(v["energy"]["per_output_token_J"].get<double>(), "%.3g J per output token, ") +
+                                   format_number(v["energy"]["mean_power_per_gpu_W"].get<double>(), "mean %.0f W per GPU"));
   if (summary.contains("capacity"))
     out += table_row("capacity (SLO attainment)",
                      format_number(summary["capacity"]["rate_scale"].get<double>(), "%.4g x the workload's rate = ") +

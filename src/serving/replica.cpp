@@ -68,6 +68,7 @@ void Replica::apply(const Batch& b, double start, double end, std::vector<Sequen
     }
   }
   steps_.push_back(rec);
+  dynamic_energy_ += model_.step_energy(inference_step(b));
 }
 
 void Replica::release_sent(Sequence* s) { release(q_, *s); }

@@ -90,6 +90,7 @@ class Run {
     for (const auto& r : replicas_) {
       out.steps.push_back(r->steps());
       out.roles.push_back(r->role());
+      out.dynamic_energy.push_back(r->dynamic_energy());
     }
     for (const auto& rec : records_) out.end = std::max(out.end, rec.finished);
     out.requests = std::move(records_);

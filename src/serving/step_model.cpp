@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "llmsim/hardware/power_model.hpp"
+
 namespace llmsim::serving {
 
 model::Precision edge_precision(model::Precision p) {
@@ -80,6 +82,28 @@ double StepModel::token_time(double tokens, bool moe) const {
   });
 }
 
+template <class PerKernels, class Token>
+double StepModel::over_step(const model::InferenceStep& st, PerKernels per_kernels, Token token) const {
+  const double attention = per_kernels(model::inference_attention(x_, st));
+  const double dense = moe_layers_ < layers_ ? token(st.tokens(), false) + attention : 0;
+  const double moe = moe_layers_ == 0 ? 0 : token(st.tokens(), true) + attention;
+  return (layers_ - moe_layers_) * dense + moe_layers_ * moe + per_kernels(model::inference_embedding(x_edge_, st)) +
+         per_kernels(model::inference_head(x_edge_, st));
+}
+
+double StepModel::step_energy(const model::InferenceStep& st) const {
+  if (!cm_.hardware().power.known()) return 0;
+  const auto energy = [&](const std::vector<model::Kernel>& ks) { return hardware::dynamic_energy(cm_, ks); };
+  const auto token = [&](double tokens, bool moe) {
+    return remembered(moe ? moe_token_energies_ : dense_token_energies_, tokens, [&] {
+      double e = energy(model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
+      if (moe) e += (1 / engine_.moe_multiplier - 1) * energy(model::inference_moe_ffn(x_, tokens, moe_));
+      return e;
+    });
+  };
+  return x_.t * over_step(st, energy, token);  // every GPU of a tp group runs its share of the same kernels
+}
+
 double StepModel::tp_all_reduce(double bytes) const {
   if (x_.t <= 1) return 0;
   return remembered(all_reduce_times_, bytes, [&] {
@@ -92,15 +116,12 @@ double StepModel::step_time(const model::InferenceStep& st, int sequences) const
   // FP8 and INT8 GEMMs write 16-bit outputs: what the all-reduces and stage sends carry is never narrower.
   const double activation = st.tokens() * x_.h * std::max(2.0, x_.bytes_per_element());
   const double collectives = 2 * tp_all_reduce(activation);
-  const double attention = kernels_time(model::inference_attention(x_, st));
-  const double dense = moe_layers_ < layers_ ? token_time(st.tokens(), false) + attention + collectives : 0;
-  const double moe = moe_layers_ == 0 ? 0 : token_time(st.tokens(), true) + attention + collectives;
   const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
   const double engine = engine_.step_overhead + engine_.sequence_overhead * sequences +
                         2 * layers_ * engine_.collective_hop * tree_levels_;
-  return (layers_ - moe_layers_) * dense + moe_layers_ * moe + kernels_time(model::inference_embedding(x_edge_, st)) +
-         kernels_time(model::inference_head(x_edge_, st)) +
-         sends + engine;
+  const auto times = [&](const std::vector<model::Kernel>& ks) { return kernels_time(ks); };
+  const auto token = [&](double tokens, bool moe) { return token_time(tokens, moe); };
+  return over_step(st, times, token) + layers_ * collectives + sends + engine;
 }
 
 double StepModel::prefill_time(int tokens, int prompts) const {

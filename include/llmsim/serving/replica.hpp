@@ -49,6 +49,8 @@ class Replica {
   /// What a router sees; waiting_blocks only `with_waiting_blocks` (it scans the waiting queue).
   ReplicaLoad load(bool with_waiting_blocks) const;
   const std::vector<StepRecord>& steps() const { return steps_; }
+  /// [J] energy above idle power of the steps applied so far (StepModel::step_energy).
+  double dynamic_energy() const { return dynamic_energy_; }
 
  private:
   int index_;
@@ -59,6 +61,7 @@ class Replica {
   double block_bytes_, host_bandwidth_;
   int outstanding_ = 0;
   std::vector<StepRecord> steps_;
+  double dynamic_energy_ = 0;
 };
 
 /// The model's view of a batch: prefill chunks, decodes, padding and sampled tokens.

@@ -34,9 +34,17 @@ class StepModel {
   double decode_time(int batch, int context) const;
   /// [s] one tp all-reduce of `bytes` per GPU.
   double tp_all_reduce(double bytes) const;
+  /// [J] the step's energy above idle power over the replica's tp x pp GPUs: each GPU's kernels (its stage's
+  /// layers, the embedding on the first stage, the head on the last) by hardware/power_model.hpp. Collectives,
+  /// stage sends and engine costs draw idle power only.
+  double step_energy(const model::InferenceStep& st) const;
 
  private:
   double kernels_time(const std::vector<model::Kernel>& ks) const;
+  /// Sum over a step's kernel groups of `per_kernels` (kernel times or energies): the layers' token kernels
+  /// (through `token`, remembered by token count) and attention, the embedding and the head.
+  template <class PerKernels, class Token>
+  double over_step(const model::InferenceStep& st, PerKernels per_kernels, Token token) const;
   /// [s] of one layer's kernels that depend only on the token count (model::inference_token_kernels; with the
   /// MoE FFN and its engine multiplier when `moe`), remembered by count like tp_all_reduce.
   double token_time(double tokens, bool moe) const;
@@ -55,6 +63,7 @@ class StepModel {
   /// steps repeat the same token counts. SimGrid runs the replicas' actors one at a time in one thread, and
   /// this makes no simcall: sharing the model between replicas is safe.
   mutable std::unordered_map<double, double> all_reduce_times_, dense_token_times_, moe_token_times_;
+  mutable std::unordered_map<double, double> dense_token_energies_, moe_token_energies_;
 };
 
 /// The hardware of a serving replica: its calibration's matmul and memory efficiencies are the serving ones
