@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Runs MoE scenarios under several MoE pipelines (strategies.moe_pipeline) and prints a Markdown table of
 iteration time, exposed all-to-all and data-parallel communication, the change against a reference pipeline,
-and the S_p a flowmoe run chose.
+the S_p a flowmoe run chose, the job's energy per iteration (summary.json energy; "-" without a power model) and
+the worst stage's peak memory per GPU.
 
 Usage: tools/compare_moe_pipelines.py SCENARIO... [--pipelines vanilla-ep,tutel,schemoe,flowmoe]
                                       [--reference vanilla-ep] [--set k=v ...] [--llmsim build/llmsim]
@@ -20,8 +21,9 @@ def main():
     args = ap.parse_args()
 
     pipelines = args.pipelines.split(",")
-    print(f"| model | pipeline | iteration [s] | vs {args.reference} | exposed ep_comm [s] | exposed dp_comm [s] | S_p |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"| model | pipeline | iteration [s] | vs {args.reference} | exposed ep_comm [s] | exposed dp_comm [s] | S_p |"
+          " energy [kJ/iteration] | peak memory [GiB] |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for scenario in args.scenarios:
             results = {}
@@ -36,8 +38,10 @@ def main():
                 change = f"{(t / ref['iteration_time_s'] - 1) * 100:+.1f}%" if ref else "-"
                 search = s.get("moe_pipeline_search")
                 sp = f"{search['allreduce_chunk_bytes'] / 2**20:.2f} MiB" if search else "-"
+                energy = f"{s['energy']['per_iteration_J'] / 1e3:.2f}" if s.get("energy") else "-"
                 print(f"| {model} | {name} | {t:.3f} | {change} | {s['time_breakdown_s']['ep_comm']:.3f} | "
-                      f"{s['time_breakdown_s']['dp_comm']:.3f} | {sp} |")
+                      f"{s['time_breakdown_s']['dp_comm']:.3f} | {sp} | {energy} | "
+                      f"{max(s['peak_memory_bytes']) / 2**30:.2f} |")
 
 
 if __name__ == "__main__":
