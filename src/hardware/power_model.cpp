@@ -4,16 +4,26 @@
 
 namespace llmsim::hardware {
 
+namespace {
+/// P(k) - P_idle for a kernel of demand d.
+double above_idle(const scenario::Power& p, const KernelDemand& d) {
+  return (p.compute - p.idle) * d.sm + (p.memory - p.idle) * d.hbm * (1 - d.sm);
+}
+}  // namespace
+
 double dynamic_power(const ComputeModel& cm, const model::Kernel& k) {
   const auto& p = cm.hardware().power;
-  if (!p.known()) return 0;
-  const KernelDemand d = kernel_demand(cm, k);
-  return (p.compute - p.idle) * d.sm + (p.memory - p.idle) * d.hbm * (1 - d.sm);
+  return p.known() ? above_idle(p, kernel_demand(cm, k)) : 0;
 }
 
 double dynamic_energy(const ComputeModel& cm, const std::vector<model::Kernel>& kernels) {
+  const auto& p = cm.hardware().power;
+  if (!p.known()) return 0;
   double e = 0;
-  for (const auto& k : kernels) e += cm.kernel_time(k) * dynamic_power(cm, k);
+  for (const auto& k : kernels) {
+    const KernelDemand d = kernel_demand(cm, k);
+    e += d.time * above_idle(p, d);
+  }
   return e;
 }
 

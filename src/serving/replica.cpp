@@ -35,9 +35,11 @@ model::InferenceStep inference_step(const Batch& b) {
   return st;
 }
 
-double Replica::duration(const Batch& b) const {
+double Replica::start(const Batch& b) {
   const double swap = (b.swap_in_blocks + b.swap_out_blocks) * block_bytes_ / host_bandwidth_;
-  return model_.step_time(inference_step(b), static_cast<int>(b.entries.size())) + swap;
+  const StepCost c = model_.step(inference_step(b), static_cast<int>(b.entries.size()));
+  started_energy_ = c.energy;
+  return c.time + swap;
 }
 
 void Replica::apply(const Batch& b, double start, double end, std::vector<Sequence*>& finished,
@@ -68,7 +70,7 @@ void Replica::apply(const Batch& b, double start, double end, std::vector<Sequen
     }
   }
   steps_.push_back(rec);
-  dynamic_energy_ += model_.step_energy(inference_step(b));
+  dynamic_energy_ += started_energy_;
 }
 
 void Replica::release_sent(Sequence* s) { release(q_, *s); }

@@ -73,7 +73,7 @@ class Run {
       }
       const double start = sg4::Engine::get_clock();
       lock.unlock();
-      sg4::this_actor::sleep_for(rep.duration(b));
+      sg4::this_actor::sleep_for(rep.start(b));
       lock.lock();
       finished.clear();
       handoff.clear();

@@ -82,26 +82,12 @@ double StepModel::token_time(double tokens, bool moe) const {
   });
 }
 
-template <class PerKernels, class Token>
-double StepModel::over_step(const model::InferenceStep& st, PerKernels per_kernels, Token token) const {
-  const double attention = per_kernels(model::inference_attention(x_, st));
-  const double dense = moe_layers_ < layers_ ? token(st.tokens(), false) + attention : 0;
-  const double moe = moe_layers_ == 0 ? 0 : token(st.tokens(), true) + attention;
-  return (layers_ - moe_layers_) * dense + moe_layers_ * moe + per_kernels(model::inference_embedding(x_edge_, st)) +
-         per_kernels(model::inference_head(x_edge_, st));
-}
-
-double StepModel::step_energy(const model::InferenceStep& st) const {
-  if (!cm_.hardware().power.known()) return 0;
-  const auto energy = [&](const std::vector<model::Kernel>& ks) { return hardware::dynamic_energy(cm_, ks); };
-  const auto token = [&](double tokens, bool moe) {
-    return remembered(moe ? moe_token_energies_ : dense_token_energies_, tokens, [&] {
-      double e = energy(model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
-      if (moe) e += (1 / engine_.moe_multiplier - 1) * energy(model::inference_moe_ffn(x_, tokens, moe_));
-      return e;
-    });
-  };
-  return x_.t * over_step(st, energy, token);  // every GPU of a tp group runs its share of the same kernels
+double StepModel::token_energy(double tokens, bool moe) const {
+  return remembered(moe ? moe_token_energies_ : dense_token_energies_, tokens, [&] {
+    double e = hardware::dynamic_energy(cm_, model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
+    if (moe) e += (1 / engine_.moe_multiplier - 1) * hardware::dynamic_energy(cm_, model::inference_moe_ffn(x_, tokens, moe_));
+    return e;
+  });
 }
 
 double StepModel::tp_all_reduce(double bytes) const {
@@ -112,17 +98,27 @@ double StepModel::tp_all_reduce(double bytes) const {
   });
 }
 
-double StepModel::step_time(const model::InferenceStep& st, int sequences) const {
+StepCost StepModel::step(const model::InferenceStep& st, int sequences) const {
   // FP8 and INT8 GEMMs write 16-bit outputs: what the all-reduces and stage sends carry is never narrower.
   const double activation = st.tokens() * x_.h * std::max(2.0, x_.bytes_per_element());
   const double collectives = 2 * tp_all_reduce(activation);
   const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
   const double engine = engine_.step_overhead + engine_.sequence_overhead * sequences +
                         2 * layers_ * engine_.collective_hop * tree_levels_;
-  const auto times = [&](const std::vector<model::Kernel>& ks) { return kernels_time(ks); };
-  const auto token = [&](double tokens, bool moe) { return token_time(tokens, moe); };
-  return over_step(st, times, token) + layers_ * collectives + sends + engine;
+  const auto attention = model::inference_attention(x_, st);
+  const auto edges = model::concat(model::inference_embedding(x_edge_, st), model::inference_head(x_edge_, st));
+  const double dense = layers_ - moe_layers_, tokens = st.tokens();
+  StepCost c;
+  c.time = layers_ * (kernels_time(attention) + collectives) + kernels_time(edges) + sends + engine +
+           (dense > 0 ? dense * token_time(tokens, false) : 0) + (moe_layers_ > 0 ? moe_layers_ * token_time(tokens, true) : 0);
+  if (!cm_.hardware().power.known()) return c;
+  c.energy = x_.t * (layers_ * hardware::dynamic_energy(cm_, attention) + hardware::dynamic_energy(cm_, edges) +
+                     (dense > 0 ? dense * token_energy(tokens, false) : 0) +
+                     (moe_layers_ > 0 ? moe_layers_ * token_energy(tokens, true) : 0));  // each tp GPU: its share
+  return c;
 }
+
+double StepModel::step_time(const model::InferenceStep& st, int sequences) const { return step(st, sequences).time; }
 
 double StepModel::prefill_time(int tokens, int prompts) const {
   model::InferenceStep st;

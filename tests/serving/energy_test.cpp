@@ -1,4 +1,4 @@
-// Serving energy (serving/step_model.hpp step_energy, report/serving_report.cpp): a step's energy above idle is
+// Serving energy (serving/step_model.hpp StepModel::step, report/serving_report.cpp): a step's energy above idle is
 // tp times one GPU's kernels' (layers x (token kernels + attention) + embedding + head), and a run's energy is
 // idle power over the span plus its steps'.
 #include <gtest/gtest.h>
@@ -22,9 +22,11 @@ TEST(ServingEnergy, AStepIsTpTimesOneGpusKernels) {
                                            hardware::dynamic_energy(cm, model::inference_attention(x, st))) +
                          hardware::dynamic_energy(cm, model::inference_embedding(edge, st)) +
                          hardware::dynamic_energy(cm, model::inference_head(edge, st));
-  EXPECT_NEAR(model.step_energy(st), 2 * one_gpu, 1e-9 * one_gpu);
+  const auto cost = model.step(st, 64);
+  EXPECT_NEAR(cost.energy, 2 * one_gpu, 1e-9 * one_gpu);
+  EXPECT_EQ(cost.time, model.step_time(st, 64));
   // Decode at batch 64 is memory-bound: the GPUs draw between idle and the memory-bound power over the step.
-  const double mean_power = 75 + model.step_energy(st) / (2 * model.step_time(st, 64));
+  const double mean_power = 75 + cost.energy / (2 * cost.time);
   EXPECT_GT(mean_power, 75);
   EXPECT_LT(mean_power, 380 * 1.05);
 }

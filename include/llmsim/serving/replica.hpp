@@ -39,8 +39,9 @@ class Replica {
   void enqueue(Sequence* s);
   /// The scheduler's next batch (empty: nothing can run now).
   Batch next() { return scheduler_->next(q_); }
-  /// [s] the batch takes: the step model plus swapping blocks over PCIe (one GPU's share at host_bandwidth).
-  double duration(const Batch& b) const;
+  /// [s] the batch takes: the step model plus swapping blocks over PCIe (one GPU's share at host_bandwidth). Keeps
+  /// the step's energy for apply().
+  double start(const Batch& b);
   /// Applies the step [start, end]: tokens, finishes (into `finished`) and, on a prefill-only replica, the
   /// sequences whose prefill ended (into `handoff`).
   void apply(const Batch& b, double start, double end, std::vector<Sequence*>& finished, std::vector<Sequence*>& handoff);
@@ -49,7 +50,7 @@ class Replica {
   /// What a router sees; waiting_blocks only `with_waiting_blocks` (it scans the waiting queue).
   ReplicaLoad load(bool with_waiting_blocks) const;
   const std::vector<StepRecord>& steps() const { return steps_; }
-  /// [J] energy above idle power of the steps applied so far (StepModel::step_energy).
+  /// [J] energy above idle power of the steps applied so far (StepModel::step).
   double dynamic_energy() const { return dynamic_energy_; }
 
  private:
@@ -61,7 +62,7 @@ class Replica {
   double block_bytes_, host_bandwidth_;
   int outstanding_ = 0;
   std::vector<StepRecord> steps_;
-  double dynamic_energy_ = 0;
+  double dynamic_energy_ = 0, started_energy_ = 0;
 };
 
 /// The model's view of a batch: prefill chunks, decodes, padding and sampled tokens.

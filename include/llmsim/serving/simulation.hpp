@@ -32,7 +32,7 @@ struct ServingResult {
   std::vector<RequestRecord> requests;         ///< by id
   std::vector<std::vector<StepRecord>> steps;  ///< per replica
   std::vector<Role> roles;                     ///< per replica
-  std::vector<double> dynamic_energy;          ///< per replica: [J] above idle power (StepModel::step_energy)
+  std::vector<double> dynamic_energy;          ///< per replica: [J] above idle power (StepModel::step)
   KvGeometry kv;
   double end = 0;                              ///< [s] the last completion
 };

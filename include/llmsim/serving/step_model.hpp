@@ -22,6 +22,12 @@
 
 namespace llmsim::serving {
 
+/// One step's time and energy above idle (StepModel::step).
+struct StepCost {
+  double time = 0;    ///< [s]
+  double energy = 0;  ///< [J] over the replica's tp x pp GPUs
+};
+
 class StepModel {
  public:
   explicit StepModel(const scenario::Scenario& s);
@@ -34,17 +40,15 @@ class StepModel {
   double decode_time(int batch, int context) const;
   /// [s] one tp all-reduce of `bytes` per GPU.
   double tp_all_reduce(double bytes) const;
-  /// [J] the step's energy above idle power over the replica's tp x pp GPUs: each GPU's kernels (its stage's
-  /// layers, the embedding on the first stage, the head on the last) by hardware/power_model.hpp. Collectives,
-  /// stage sends and engine costs draw idle power only.
-  double step_energy(const model::InferenceStep& st) const;
+  /// The step's time (step_time) and its energy above idle power over the replica's tp x pp GPUs: each GPU's
+  /// kernels (its stage's layers, the embedding on the first stage, the head on the last) by
+  /// hardware/power_model.hpp (0 without a power model). Collectives, stage sends and engine costs draw idle power.
+  StepCost step(const model::InferenceStep& st, int sequences) const;
 
  private:
   double kernels_time(const std::vector<model::Kernel>& ks) const;
-  /// Sum over a step's kernel groups of `per_kernels` (kernel times or energies): the layers' token kernels
-  /// (through `token`, remembered by token count) and attention, the embedding and the head.
-  template <class PerKernels, class Token>
-  double over_step(const model::InferenceStep& st, PerKernels per_kernels, Token token) const;
+  /// [J] above idle of one layer's token kernels, remembered by token count like token_time.
+  double token_energy(double tokens, bool moe) const;
   /// [s] of one layer's kernels that depend only on the token count (model::inference_token_kernels; with the
   /// MoE FFN and its engine multiplier when `moe`), remembered by count like tp_all_reduce.
   double token_time(double tokens, bool moe) const;
