@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Runs fault scenarios under several failure processes and fault-tolerance modules and prints a Markdown
-table of the throughput each keeps: effective tokens/s, the drop against the failure-free run, lost work,
-stalled and degraded hours, and MeCeFO's neighbour multipliers.
+table of the throughput each keeps: effective tokens/s, the drop against the failure-free run, and the drop by
+cause (summary.json faults.loss, percentage points: lost work, stall, wait, checkpoint, stopped, overhead with
+every node up, degraded).
 
 Usage: tools/compare_faults.py SCENARIO... [--processes mecefo-low,mecefo-mid,mecefo-high]
                                [--modules none,checkpoint-restart,bamboo,oobleck,mecefo] [--set k=v ...]
@@ -34,8 +35,9 @@ def main():
             ap.error(f"--module-set expects MODULE:key=value, got '{item}'")
         per_module.setdefault(module, []).append(override)
 
-    print("| model | process | module | failures | effective tokens/s | drop | lost GPU-h | stalled h | degraded h |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    causes = ["lost_work", "stall", "wait", "checkpoint", "stopped", "overhead_all_up", "degraded"]
+    print("| model | process | module | failures | effective tokens/s | drop | " + " | ".join(causes) + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(causes))
     with tempfile.TemporaryDirectory() as tmp:
         for scenario in args.scenarios:
             for process in processes:
@@ -47,7 +49,7 @@ def main():
                     f = s["faults"]
                     print(f"| {s['model']} | {s['faults']['process']} | {module} | {f['failures']} | "
                           f"{f['effective_tokens_per_s']:.0f} | {100 * f['throughput_drop']:.2f}% | "
-                          f"{f['lost_gpu_hours']:.1f} | {f['stall_h']:.2f} | {f['degraded_h']:.2f} |")
+                          + " | ".join(f"{100 * f['loss'][c]:.2f}" for c in causes) + " |")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,26 @@ namespace llmsim::report {
 
 using nlohmann::json;
 
+namespace {
+/// The throughput drop split by cause, as fractions of the failure-free throughput over the horizon H (T the plain
+/// job's failure-free iteration): lost work (lost iterations x T), stalled, waiting, checkpointing, stopped (after
+/// the job stopped), and running slower than T: with every node up (the module's own overhead, e.g. Bamboo's
+/// redundant computation) or with nodes down (degraded). They sum to throughput_drop, since the horizon is split
+/// into running, stalled, waiting, checkpointing and stopped time.
+json loss_by_cause(const faults::TimelineResult& r, double T, double H) {
+  double running = 0, healthy = 0, degraded = 0;
+  for (const auto& run : r.running) {
+    const double d = run.t1 - run.t0, slower = d * (1 - T / run.iteration);
+    running += d;
+    (run.down > 0 ? degraded : healthy) += slower;
+  }
+  const double stopped = std::max(0.0, H - running - r.stall_time - r.wait_time - r.checkpoint_time);
+  return {{"lost_work", r.lost_iterations * T / H}, {"stall", r.stall_time / H},    {"wait", r.wait_time / H},
+          {"checkpoint", r.checkpoint_time / H},     {"stopped", stopped / H},       {"overhead_all_up", healthy / H},
+          {"degraded", degraded / H}};
+}
+}  // namespace
+
 json fault_summary(const scenario::Scenario& s, const strategy::JobCosts& c, const faults::TimelineResult& r,
                    const strategy::ModuleNumbers& module, double checkpoint_interval, double wall_seconds) {
   const double horizon = s.faults.horizon, hours = 3600;
@@ -31,6 +51,7 @@ json fault_summary(const scenario::Scenario& s, const strategy::JobCosts& c, con
   f["failure_free_tokens_per_s"] = failure_free;
   f["effective_tokens_per_s"] = effective;
   f["throughput_drop"] = 1 - effective / failure_free;
+  f["loss"] = loss_by_cause(r, c.iteration, horizon);
   f["computed_iterations"] = r.computed_iterations;
   f["lost_iterations"] = r.lost_iterations;
   f["lost_gpu_hours"] = r.lost_iterations * c.iteration * double(s.cluster.total_gpus()) / hours;
@@ -65,6 +86,10 @@ std::string fault_summary_table(const json& s) {
                        num(100 * f["throughput_drop"].get<double>(), "%.2f%%") + ")");
   row("lost work", num(f["lost_iterations"].get<double>(), "%.1f iterations") + ", " +
                        num(f["lost_gpu_hours"].get<double>(), "%.1f GPU-hours"));
+  std::string causes;
+  for (const auto& [cause, share] : f["loss"].items())
+    if (share.get<double>() > 5e-5) causes += (causes.empty() ? "" : ", ") + cause + " " + num(100 * share.get<double>(), "%.2f%%");
+  row("drop by cause", causes.empty() ? "none" : causes);
   row("stalled / waiting", num(f["stall_h"].get<double>(), "%.2f h") + " / " + num(f["wait_h"].get<double>(), "%.2f h"));
   row("checkpoints / degraded", std::to_string(f["checkpoints"].get<int>()) + " (" +
                                     num(f["checkpoint_h"].get<double>(), "%.2f h") + ") / " +

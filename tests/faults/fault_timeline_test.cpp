@@ -127,3 +127,26 @@ TEST_F(FaultRun, BambooTakesOverFromThePreviousPipelineStage) {
   EXPECT_NEAR(next["faults"]["wait_h"].get<double>(), 0.5 - 5.0 / 3600, 1e-6);
   EXPECT_EQ(next["faults"]["degraded_h"].get<double>(), 0.0);
 }
+
+TEST_F(FaultRun, TheLossByCauseAddsUpToTheDropForEveryModule) {
+  // One node down from 1.0 h for 0.5 h of a 2 h run. Checkpoint-restart: its loss is lost work + stall (+ the
+  // checkpoints), nothing degraded; MeCeFO: degraded while the node is down, + its switch stall; each module's
+  // causes sum to its drop.
+  for (const std::string module : {"none", "checkpoint-restart", "oobleck", "mecefo", "bamboo"}) {
+    const auto s = summary("1.0,1,0.5\n", 2.0, {"strategies.fault_tolerance=" + module});
+    ASSERT_TRUE(s.contains("faults")) << module << s.dump();
+    const auto& f = s["faults"];
+    double sum = 0;
+    for (const auto& [cause, share] : f["loss"].items()) sum += share.get<double>();
+    EXPECT_NEAR(sum, f["throughput_drop"].get<double>(), 1e-9) << module;
+    const auto& loss = f["loss"];
+    if (module == "none") EXPECT_NEAR(loss["stopped"].get<double>(), 0.5, 1e-6);  // stopped at the failure
+    if (module == "checkpoint-restart") EXPECT_EQ(loss["degraded"].get<double>(), 0.0);
+    if (module == "mecefo") {
+      // Degraded for the outage less the 10 s switch (switch_s; its state copy at the repair is a stall after the
+      // outage): (1800 - 10) s x (1 - T / T_degraded) over 2 h.
+      const double T = s["iteration_time_s"], degraded = f["module"]["degraded_iteration_s"];
+      EXPECT_NEAR(loss["degraded"].get<double>(), 1790 * (1 - T / degraded) / 7200, 1e-6);
+    }
+  }
+}
