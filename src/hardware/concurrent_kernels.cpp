@@ -33,7 +33,7 @@ struct Stream {
 }  // namespace
 
 double concurrent_time(const ComputeModel& cm, const std::vector<model::Kernel>& a, const std::vector<model::Kernel>& b) {
-  Stream x{a}, y{b};
+  Stream x{a, 0, {}, 0}, y{b, 0, {}, 0};
   double t = 0;
   while (x.start(cm) && y.start(cm)) {
     const double phi = std::min({1.0, 1 / (x.now.sm + y.now.sm), 1 / (x.now.hbm + y.now.hbm)});

@@ -100,12 +100,12 @@ FieldList software_fields() {
 
 FieldList power_fields() {
   return {
-      Field::number("idle_W", "W", "board power of an idle GPU (also while it only waits or communicates)").at_least(0)
+      Field::number("idle_W", "W", "board power of an idle GPU (also while it only waits or communicates)").at_least(0).at_most(1e5)
           .with_default(0.0),
       Field::number("compute_W", "W", "board power running compute-bound kernels (GEMMs at full SM use); 0 = no power "
-                                      "model for this device").at_least(0).with_default(0.0),
+                                      "model for this device").at_least(0).at_most(1e5).with_default(0.0),
       Field::number("memory_W", "W", "board power running memory-bound kernels (HBM at full use, SMs mostly stalled)")
-          .at_least(0).with_default(0.0),
+          .at_least(0).at_most(1e5).with_default(0.0),
       text("source", "measurement(s) the numbers come from"),
   };
 }

@@ -67,6 +67,9 @@ void read_hardware(const json& hw, Hardware& h) {
   h.host_link_bandwidth = hw["host_link_GBps"].get<double>() * 1e9;
   const json& power = hw["power"];
   h.power = {power["idle_W"], power["compute_W"], power["memory_W"]};
+  if (!h.power.known() && (h.power.idle > 0 || h.power.memory > 0))
+    throw ScenarioError("/hardware/power/compute_W", "0 means no power model, but idle_W or memory_W is set: give "
+                                                     "compute_W too, or leave all three 0");
   if (h.power.known() && !(h.power.idle <= h.power.memory && h.power.memory <= h.power.compute))
     throw ScenarioError("/hardware/power", "needs idle_W <= memory_W <= compute_W (got " + power["idle_W"].dump() + ", " +
                                                power["memory_W"].dump() + ", " + power["compute_W"].dump() + ")");
@@ -357,6 +360,9 @@ void check_serving(const Scenario& s) {
   if (s.parallelism.cp != 1 || s.parallelism.ep != 1 || s.parallelism.sequence_parallel)
     throw ScenarioError("/parallelism", "a serving replica is modelled with tp and pp only (cp 1, ep 1, no sequence "
                                         "parallelism)");
+  if (s.parallelism.tp_variant != "megatron" || s.parallelism.pipeline_split != "even")
+    throw ScenarioError("/parallelism", "a serving replica runs Megatron tp blocks over an even layer split "
+                                        "(tp_variant megatron, pipeline_split even): the others are training layouts");
   if (s.model.moe.shared_experts > 0 || s.model.moe.capacity_factor > 0)
     throw ScenarioError("/model/moe", "serving models routed experts split over tp only (shared_experts 0, "
                                       "capacity_factor 0: dropless)");

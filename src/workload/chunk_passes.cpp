@@ -41,7 +41,7 @@ struct Unit {
   double ring_share = 0;
   /// Kernels on a second stream beside `forward` in every pass (FAL's MLP beside its attention;
   /// hardware/concurrent_kernels.hpp), empty: one stream.
-  Kernels beside;
+  Kernels beside = {};
 };
 
 Kernels scaled(Kernels kernels, double share) {

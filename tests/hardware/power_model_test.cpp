@@ -46,10 +46,20 @@ TEST(PowerModel, ASmallGemmDrawsItsSmShareOfComputePowerAndTheRestByItsHbmShare)
 }
 
 TEST(PowerModel, APresetWithoutPowerReportsNoEnergyAndBadPowerIsAnError) {
-  const auto none = test::shipped("scenarios/default.json", {"hardware.power.compute_W=0"});
+  const auto none = test::shipped("scenarios/default.json", {"hardware.power.compute_W=0", "hardware.power.memory_W=0",
+                                                             "hardware.power.idle_W=0"});
   EXPECT_EQ(hardware::dynamic_power(hardware::ComputeModel(none.hardware),
                                     model::elementwise("e", model::Category::Elementwise, 1e9)),
             0.0);
   const auto e = test::error_of([] { test::shipped("scenarios/default.json", {"hardware.power.memory_W=500"}); });
   EXPECT_EQ(e.path(), "/hardware/power");
+}
+
+TEST(PowerModel, IdleOrMemoryPowerWithoutComputePowerIsAnError) {
+  const auto e = test::error_of([] {
+    test::shipped("scenarios/default.json", {"hardware.power.compute_W=0", "hardware.power.memory_W=0"});
+  });
+  EXPECT_EQ(e.path(), "/hardware/power/compute_W");  // idle_W 63 is still set
+  test::shipped("scenarios/default.json",
+                {"hardware.power.compute_W=0", "hardware.power.memory_W=0", "hardware.power.idle_W=0"});  // none: fine
 }

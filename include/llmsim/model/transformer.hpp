@@ -32,7 +32,7 @@ struct Kernel {
   double m = 0, n = 0, k = 0, batch = 1;  ///< GEMM shape (0 for element-wise)
   Precision precision = Precision::Bf16;  ///< the format its math runs in: its FLOPs run at this peak
   KernelKind kind = KernelKind::Plain;
-  Fp8 fp8;                 ///< a weight GEMM under an FP8 recipe: the recipe its backward casts the gradient by
+  Fp8 fp8 = {};            ///< a weight GEMM under an FP8 recipe: the recipe its backward casts the gradient by
   double seq = 0;          ///< fused attention: the sequence length of its efficiency curve
   bool is_gemm() const { return m > 0; }
 };
