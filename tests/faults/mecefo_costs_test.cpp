@@ -26,3 +26,20 @@ TEST(MeCeFoCosts, MultipliersEqualTheClosedFormFlopCounts) {
   // Extra memory: the FFN inputs (T h, bf16) and fp32 projections (d_out r per FFN matrix) of every layer.
   EXPECT_NEAR(c.extra_memory, L * T * h * 2 + L * 4 * r * (f + h + f), 1e-6);
 }
+
+TEST(MeCeFoCosts, AMoeLayerUsesItsMoeFfn) {
+  // The same LLaMA 350M with every FFN an 8-expert top-2 MoE layer of the same inner size f (ep 1: all 8 experts
+  // on every GPU). MoE FFN forward: router 2 T h E + the routed experts on T k token copies 6 T k h f; its
+  // low-rank weight gradients R = 6 T k r (h + f) over the routed tokens + E 6 r h f over the experts' matrices;
+  // the SVD refresh and the projections cover every expert's matrices.
+  const auto s = test::shipped("scenarios/faults/mecefo-350m.json", {R"(model.moe={"experts": 8, "top_k": 2})"});
+  const double T = 16 * 256, h = 1024, f = 2736, seq = 256, V = 32000, L = 24, r = 128, tau = 200, E = 8, k = 2;
+  const double A = 8 * T * h * h + 4 * T * seq * h, F = 2 * T * h * E + 6 * T * k * h * f, H = 2 * T * h * V;
+  const double R = 6 * T * k * r * (h + f) + E * 6 * r * h * f;
+  const double normal = 3 * (L * (A + F) + H);
+  const double extra = L * (A + 3 * F + R) + 3 * H + L * E * 12 * h * f * r / tau;
+  const auto c = strategy::mecefo_costs(s, 128, 200);
+  EXPECT_NEAR(c.normal_step, normal, 1e-9 * normal);
+  EXPECT_NEAR(c.extra_step, extra, 1e-9 * extra);
+  EXPECT_NEAR(c.extra_memory, L * T * h * 2 + L * E * 4 * r * (f + h + f), 1e-6);
+}

@@ -13,7 +13,10 @@
 //   compute multiplier      (m N + m E + S) / (m N)
 //   extra memory            L T h e (the FFN inputs kept for recomputation, e bytes per element; no attention
 //                           activations) + L sum_FFN 4 d_out r (fp32 projections P)
-// FLOPs per tp rank (FFN matrices are h x f/tp and f/tp x h).
+// FLOPs per tp rank (FFN matrices are h x f/tp and f/tp x h). A MoE layer's "ffn" is its MoE FFN (router, shared
+// experts, permutation, the routed experts on T top_k token copies, combine; model/moe.hpp): its R sums
+// 2 (T top_k) r (d_in + d_out) over the routed tokens and 2 r d_in d_out over the experts / ep local experts (and
+// the shared experts on all T tokens), and S and the projections count every local expert's matrices.
 #include "llmsim/scenario/scenario.hpp"
 
 namespace llmsim::strategy {

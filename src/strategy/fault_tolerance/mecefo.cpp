@@ -1,4 +1,5 @@
 // mecefo (strategy/fault_tolerance.hpp), its costs in strategy/mecefo_costs.hpp.
+#include "llmsim/model/moe.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/strategy/mecefo_costs.hpp"
 
@@ -7,30 +8,68 @@
 
 namespace llmsim::strategy {
 
+namespace {
+/// One layer's FFN as MeCeFO sees it: its forward kernels and its weight matrices (d_in x d_out per tp rank), each
+/// with the tokens it multiplies and how many copies of it this GPU holds.
+struct FfnMatrices {
+  std::vector<model::Kernel> forward;
+  struct Matrix {
+    double in, out, tokens, copies;
+  };
+  std::vector<Matrix> matrices;
+};
+
+void add_ffn(FfnMatrices& f, const model::LayerShape& x, double inner, double tokens, double copies) {
+  f.matrices.push_back({x.h, inner, tokens, copies});
+  f.matrices.push_back({inner, x.h, tokens, copies});
+  if (x.swiglu) f.matrices.push_back({x.h, inner, tokens, copies});
+}
+
+/// The dense FFN, or a MoE layer's: router, shared experts and permutation, the routed experts on the layer's
+/// T top_k token copies, the combine (model/moe.hpp); its local experts (experts / ep) hold the matrices.
+FfnMatrices ffn_of(const scenario::Scenario& s, const model::LayerShape& x, bool moe_layer) {
+  const double T = x.b * x.s;
+  FfnMatrices f;
+  if (!moe_layer) {
+    f.forward = model::mlp_forward(x);
+    add_ffn(f, x, x.f / x.t, T, 1);
+    return f;
+  }
+  const auto& moe = s.model.moe;
+  const double routed = T * moe.top_k, inner = double(moe.expert_ffn_hidden) / x.t;
+  f.forward = model::concat(model::concat(model::moe_pre_forward(x, moe), model::expert_forward(x, moe, routed)),
+                            model::moe_post_forward(x, moe));
+  add_ffn(f, x, inner, routed, double(moe.experts) / s.parallelism.ep);  // the tokens spread over the local experts
+  if (moe.shared_experts > 0) add_ffn(f, x, inner, T, moe.shared_experts);
+  return f;
+}
+}  // namespace
+
 MeCeFoCosts mecefo_costs(const scenario::Scenario& s, int rank, int refresh_steps) {
   using model::total_flops;
   const auto x = model::LayerShape::from(s);
   auto all = [](const std::vector<model::Kernel>& k) {
     return total_flops(k) + total_flops(model::backward_input(k)) + total_flops(model::backward_weight(k));
   };
-  const auto att = model::attention_forward(x), ffn = model::mlp_forward(x), head = model::head_forward(x);
-  const double L = s.model.layers, T = x.b * x.s, r = rank, f = x.f / x.t;
-  std::vector<std::pair<double, double>> matrices = {{x.h, f}, {f, x.h}};  // d_in x d_out per tp rank
-  if (x.swiglu) matrices.push_back({x.h, f});
-  double lowrank = 0, refresh = 0, projections = 0;
-  for (const auto& [in, out] : matrices) {
-    lowrank += 2 * T * r * (in + out) + 2 * r * in * out;
-    refresh += 4 * in * out * r / refresh_steps;
-    projections += 4 * out * r;
+  const auto att = model::attention_forward(x), head = model::head_forward(x);
+  const double T = x.b * x.s, r = rank;
+  double normal = all(head), extra = all(head), refresh = 0, projections = 0;
+  for (int l = 0; l < s.model.layers; ++l) {
+    const FfnMatrices f = ffn_of(s, x, s.model.moe.is_moe_layer(l));
+    double lowrank = 0;
+    for (const auto& m : f.matrices) {
+      lowrank += 2 * m.tokens * r * (m.in + m.out) + m.copies * 2 * r * m.in * m.out;
+      refresh += m.copies * 4 * m.in * m.out * r / refresh_steps;
+      projections += m.copies * 4 * m.out * r;
+    }
+    normal += all(att) + all(f.forward);
+    extra += total_flops(att) + 2 * total_flops(f.forward) + total_flops(model::backward_input(f.forward)) + lowrank;
   }
-  const double normal = L * (all(att) + all(ffn)) + all(head);
-  const double extra = L * total_flops(att) + L * (2 * total_flops(ffn) + total_flops(model::backward_input(ffn)) + lowrank) +
-                       all(head);
   const double m = s.training.micro_batches_per_pipeline(s.parallelism.dp);
   MeCeFoCosts c;
   c.normal_step = m * normal;
-  c.extra_step = m * extra + L * refresh;
-  c.extra_memory = L * T * x.h * x.bytes_per_element() + L * projections;
+  c.extra_step = m * extra + refresh;
+  c.extra_memory = s.model.layers * T * x.h * x.bytes_per_element() + projections;
   return c;
 }
 
