@@ -4,6 +4,28 @@
 
 namespace llmsim::workload {
 
+namespace {
+/// The pairs of one exchange matrix: all of them (same_node -1), those inside a node (1) or across nodes (0).
+struct Part {
+  std::string suffix;
+  std::vector<double> forward, back;  ///< bytes a -> b of the dispatch pattern and of the combine pattern
+  double total = 0;
+};
+Part part_of(const std::vector<double>& copies, const std::vector<int>& members, const Workload& w, double vector_bytes,
+             int same_node, const std::string& suffix) {
+  const size_t ep = members.size();
+  Part p{suffix, std::vector<double>(ep * ep, 0), std::vector<double>(ep * ep, 0), 0};
+  for (size_t a = 0; a < ep; ++a)
+    for (size_t b = 0; b < ep; ++b) {
+      const bool same = w.workers[members[a]].node == w.workers[members[b]].node;
+      if (a == b || (same_node >= 0 && same != (same_node == 1))) continue;
+      p.forward[a * ep + b] = p.back[b * ep + a] = copies[a * ep + b] * vector_bytes;
+      p.total += p.forward[a * ep + b];
+    }
+  return p;
+}
+}  // namespace
+
 MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan, const std::vector<int>& stage_of_layer,
                                const std::function<int(int stage, int replica)>& worker_of,
                                const strategy::MoeLayout& layout, Workload& w) {
@@ -14,45 +36,38 @@ MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan,
   const double vector_bytes =
       s.model.hidden * model::LayerShape::from(s).bytes_per_element() / s.parallelism.tp / layout.chunks;
   const char* names[] = {"ep dispatch", "ep combine", "ep combine grad", "ep dispatch grad"};
-  // Parts of an exchange: the whole matrix, or (split) its intra-node and its inter-node pairs, each on its own
-  // group (a group is a stream) of the same members.
-  struct Part {
-    const char* suffix;
-    int same_node;  // -1 all pairs, 1 pairs inside a node, 0 pairs across nodes
-  };
-  const std::vector<Part> parts = layout.split_all_to_all ? std::vector<Part>{{" (intra-node)", 1}, {" (inter-node)", 0}}
-                                                          : std::vector<Part>{{"", -1}};
+  // An exchange's intra-node and inter-node pairs. NCCL's all-to-all runs them one after the other (ScheMoE, Shi et
+  // al. EuroSys 2024, Sec. 5, Eqs. 16-18: M t1 + (P - M) t2 for P peers, M of them in the node): both parts queue on
+  // one group (a group is a stream). Pipe-A2A (split_all_to_all) gives each part its own group of the same members,
+  // so they run at once: max(M t1, (P - M) t2). An exchange with pairs of one kind only is one collective.
   for (int layer = 0; layer < s.model.layers; ++layer) {
     const int index = plan.moe_index[layer];
     if (index < 0) continue;
-    const auto& tr = plan.traffic[index];
+    const auto& copies = plan.traffic[index].copies;
     const int stage = stage_of_layer[layer];
     for (int g = 0; g < groups; ++g) {
       if (worker_of(stage, g * ep) < 0) continue;  // folded away (ep divides the simulated dp indices)
       std::vector<int> members;
       for (int a = 0; a < ep; ++a) members.push_back(worker_of(stage, g * ep + a));
+      std::vector<Part> parts = {part_of(copies, members, w, vector_bytes, 1, " (intra-node)"),
+                                 part_of(copies, members, w, vector_bytes, 0, " (inter-node)")};
+      if (!layout.split_all_to_all && (parts[0].total == 0 || parts[1].total == 0))
+        parts = {part_of(copies, members, w, vector_bytes, -1, "")};
+      int group = -1;
       for (const Part& part : parts) {
-        std::vector<double> forward(static_cast<size_t>(ep) * ep, 0), back(forward.size(), 0);
-        double total = 0;
-        for (int a = 0; a < ep; ++a)
-          for (int b = 0; b < ep; ++b) {
-            const bool same = w.workers[members[a]].node == w.workers[members[b]].node;
-            if (a == b || (part.same_node >= 0 && same != (part.same_node == 1))) continue;
-            const double bytes = tr.copies[static_cast<size_t>(a) * ep + b] * vector_bytes;
-            forward[static_cast<size_t>(a) * ep + b] = back[static_cast<size_t>(b) * ep + a] = bytes;
-            total += bytes;
-          }
-        if (total == 0 && parts.size() > 1) continue;  // e.g. the inter-node part of a group inside one node
-        const int group = static_cast<int>(w.groups.size());
-        w.groups.push_back(members);
+        if (part.total == 0 && layout.split_all_to_all) continue;  // e.g. the inter-node part inside one node
+        if (group < 0 || layout.split_all_to_all) {
+          group = static_cast<int>(w.groups.size());
+          w.groups.push_back(members);
+        }
         for (int e = 0; e < 4; ++e) {
           const bool dispatch_pattern =
               e == static_cast<int>(Exchange::Dispatch) || e == static_cast<int>(Exchange::CombineGrad);
           out.spec[stage][g][moe_exchange_key(index, static_cast<Exchange>(e))].push_back(
               static_cast<int>(w.collectives.size()));
-          w.collectives.push_back({std::string(names[e]) + part.suffix, group, collectives::Kind::AllToAllV, total / ep,
-                                   TimeCategory::EpComm, collectives::Algorithm::Direct,
-                                   dispatch_pattern ? forward : back});
+          w.collectives.push_back({std::string(names[e]) + part.suffix, group, collectives::Kind::AllToAllV,
+                                   part.total / ep, TimeCategory::EpComm, collectives::Algorithm::Direct,
+                                   dispatch_pattern ? part.forward : part.back});
         }
       }
     }
