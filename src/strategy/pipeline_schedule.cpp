@@ -39,10 +39,14 @@ namespace {
 std::vector<int> embedding_loss_split(const scenario::Scenario& s, int chunks) {
   const int layers = s.model.layers, share = (layers + 2) / chunks;
   const std::string path = "/parallelism/pipeline_split";
-  if ((layers + 2) % chunks != 0 || share < 2)
+  if ((layers + 2) % chunks != 0 || share < 2) {
+    std::string fits;  // the chunk counts that would split: divisors of layers + 2 with shares of at least 2
+    for (int d = 1; d <= (layers + 2) / 2; ++d)
+      if ((layers + 2) % d == 0) fits += (fits.empty() ? "" : ", ") + std::to_string(d);
     throw ScenarioError(path, "embedding-loss needs layers + 2 = " + std::to_string(layers + 2) +
                                   " to split into pp*virtual_stages = " + std::to_string(chunks) +
-                                  " equal shares of at least 2");
+                                  " equal shares of at least 2 (pp*virtual_stages one of " + fits + ")");
+  }
   std::vector<int> out(chunks, share);
   out.front() -= 1;
   out.back() -= 1;
