@@ -17,14 +17,22 @@ double dynamic_power(const ComputeModel& cm, const model::Kernel& k) {
 }
 
 double dynamic_energy(const ComputeModel& cm, const std::vector<model::Kernel>& kernels) {
+  return cm.hardware().power.known() ? time_and_energy(cm, kernels).energy : 0;
+}
+
+TimeAndEnergy time_and_energy(const ComputeModel& cm, const std::vector<model::Kernel>& kernels) {
   const auto& p = cm.hardware().power;
-  if (!p.known()) return 0;
-  double e = 0;
+  TimeAndEnergy out;
   for (const auto& k : kernels) {
+    if (!p.known()) {
+      out.time += cm.kernel_time(k);
+      continue;
+    }
     const KernelDemand d = kernel_demand(cm, k);
-    e += d.time * above_idle(p, d);
+    out.time += d.time;
+    out.energy += d.time * above_idle(p, d);
   }
-  return e;
+  return out;
 }
 
 double memory_bound_energy(const ComputeModel& cm, double seconds) {

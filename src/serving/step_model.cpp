@@ -105,14 +105,15 @@ StepCost StepModel::step(const model::InferenceStep& st, int sequences) const {
   const double sends = (stages_ - 1) * (activation / stage_send_bandwidth_ + stage_send_latency_);
   const double engine = engine_.step_overhead + engine_.sequence_overhead * sequences +
                         2 * layers_ * engine_.collective_hop * tree_levels_;
-  const auto attention = model::inference_attention(x_, st);
-  const auto edges = model::concat(model::inference_embedding(x_edge_, st), model::inference_head(x_edge_, st));
+  const auto attention = hardware::time_and_energy(cm_, model::inference_attention(x_, st));
+  const auto embedding = hardware::time_and_energy(cm_, model::inference_embedding(x_edge_, st));
+  const auto head = hardware::time_and_energy(cm_, model::inference_head(x_edge_, st));
   const double dense = layers_ - moe_layers_, tokens = st.tokens();
   StepCost c;
-  c.time = layers_ * (kernels_time(attention) + collectives) + kernels_time(edges) + sends + engine +
+  c.time = layers_ * (attention.time + collectives) + embedding.time + head.time + sends + engine +
            (dense > 0 ? dense * token_time(tokens, false) : 0) + (moe_layers_ > 0 ? moe_layers_ * token_time(tokens, true) : 0);
   if (!cm_.hardware().power.known()) return c;
-  c.energy = x_.t * (layers_ * hardware::dynamic_energy(cm_, attention) + hardware::dynamic_energy(cm_, edges) +
+  c.energy = x_.t * (layers_ * attention.energy + embedding.energy + head.energy +
                      (dense > 0 ? dense * token_energy(tokens, false) : 0) +
                      (moe_layers_ > 0 ? moe_layers_ * token_energy(tokens, true) : 0));  // each tp GPU: its share
   return c;

@@ -19,6 +19,11 @@ namespace llmsim::hardware {
 double dynamic_power(const ComputeModel& cm, const model::Kernel& k);
 /// Sum of t_k (P(k) - P_idle) over `kernels` [J].
 double dynamic_energy(const ComputeModel& cm, const std::vector<model::Kernel>& kernels);
+/// The kernels' summed time [s] and dynamic energy [J] in one pass (each kernel's time computed once).
+struct TimeAndEnergy {
+  double time = 0, energy = 0;
+};
+TimeAndEnergy time_and_energy(const ComputeModel& cm, const std::vector<model::Kernel>& kernels);
 /// (P_memory - P_idle) * seconds [J]: a memory-bound phase given by its time only (the optimizer step).
 double memory_bound_energy(const ComputeModel& cm, double seconds);
 
