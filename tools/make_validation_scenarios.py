@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the scenarios of a published training table, one per row, into scenarios/validation/<table>/.
 
-Usage: tools/make_validation_scenarios.py nemo-24.07-h100|megatron-bridge-25.11-blackwell
+Usage: tools/make_validation_scenarios.py nemo-24.07-h100|megatron-bridge-25.11-blackwell|megatron-bridge-25.11-h100
 Reads data/validation/<csv> (the table's rows as published) and writes <row name>.json for each: the row's
 hardware, cluster, model, parallelism, batch and precision; everything else comes from the row's software preset.
 Also writes rows.csv there (scenario file, published tokens/s per GPU), which the table's test
@@ -50,7 +50,7 @@ def nemo_h100(row):
 BRIDGE_MODELS = {"LLAMA3_8B": "llama3-8b", "LLAMA3_70B": "llama3-70b", "LLAMA3.1_405B": "llama3.1-405b",
                  "DeepSeekV3 (w/o MTP)": "deepseek-v3", "GPT OSS 120B": "gpt-oss-120b",
                  "Qwen3_30B_a3B": "qwen3-30b-a3b", "Qwen3_235B_a22B": "qwen3-235b-a22b"}
-BRIDGE_SYSTEMS = {"DGX-B200": "B200", "DGX-GB200": "GB200-NVL72", "DGX-GB300": "GB300-NVL72"}
+BRIDGE_SYSTEMS = {"DGX-B200": "B200", "DGX-GB200": "GB200-NVL72", "DGX-GB300": "GB300-NVL72", "DGX-H100": "H100-SXM5-80GB"}
 BRIDGE_FP8 = {"FP8-CS": "fp8-cs", "FP8-MX": "mxfp8", "BF16": "none"}
 
 
@@ -58,7 +58,7 @@ def bridge_cluster(system, gpus):
     """DGX B200: 8-GPU nodes. GB200/GB300 NVL72: NVLink domains of min(gpus, 64) GPUs, as a job is scheduled on
     16 of a rack's 18 compute trays (docs/decisions.md); each domain's trays reach the rail-optimised scale-out
     fabric through their own NICs."""
-    per_domain = 8 if system == "DGX-B200" else min(gpus, 64)
+    per_domain = 8 if system in ("DGX-B200", "DGX-H100") else min(gpus, 64)
     return {"nodes": gpus // per_domain, "gpus_per_node": per_domain, "nics_per_node": per_domain,
             "topology": {"name": "fat-tree", "rail_optimized": True, "leaf_radix": 64, "switch_latency_us": 0.5},
             "nic_latency_us": 1.0}
@@ -69,8 +69,8 @@ BRIDGE_LEFT_OUT = {
     "DeepSeekV3 (w/ MTP)": "multi-token prediction is not modelled",
     "DeepSeekV3 (w/o MTP)": "multi-head latent attention and Megatron's pipeline layout string (Et*3|(t*4|)*14ttL) are "
                             "not modelled",
-    "LLAMA3_70B": "the recipe offloads 20 (GB300) / 40 (GB200) layers' activations to host memory "
-                  "(cpu_offloading_num_layers), which llmsim does not model per layer: without it they need 365 GB",
+    "LLAMA3_70B FSDP": "the recipe offloads 20 (GB300) / 40 (GB200) layers' activations to host memory "
+                       "(cpu_offloading_num_layers), which llmsim does not model per layer: without it they need 365 GB",
 }
 # Recipes that set account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
 BRIDGE_EMBEDDING_LOSS_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
@@ -79,8 +79,9 @@ BRIDGE_EMBEDDING_LOSS_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 def bridge_blackwell(row):
     """Megatron-Bridge 25.11 on DGX B200, GB200 NVL72 and GB300 NVL72 (NVIDIA-NeMo/Megatron-Bridge performance
     summary). Rows llmsim cannot express return (None, reason)."""
-    if row["model"] in BRIDGE_LEFT_OUT:
-        return None, BRIDGE_LEFT_OUT[row["model"]]
+    key = row["model"] + (" FSDP" if int(row["fsdp"]) > 1 and row["model"] == "LLAMA3_70B" else "")
+    if key in BRIDGE_LEFT_OUT:
+        return None, BRIDGE_LEFT_OUT[key]
     gpus, tp, pp, cp, ep, fsdp = (int(row[k]) for k in ("num_gpus", "tp", "pp", "cp", "ep", "fsdp"))
     vp = 1 if row["vp"] == "n/a" else int(row["vp"])
     model, system, fp8 = BRIDGE_MODELS[row["model"]], row["system"], BRIDGE_FP8[row["precision"]]
@@ -105,7 +106,8 @@ def bridge_blackwell(row):
 
 
 TABLES = {"nemo-24.07-h100": ("nemo-24.07-h100-pretrain.csv", nemo_h100),
-          "megatron-bridge-25.11-blackwell": ("megatron-bridge-25.11-blackwell.csv", bridge_blackwell)}
+          "megatron-bridge-25.11-blackwell": ("megatron-bridge-25.11-blackwell.csv", bridge_blackwell),
+          "megatron-bridge-25.11-h100": ("megatron-bridge-25.11-h100.csv", bridge_blackwell)}
 
 
 def main():
