@@ -83,6 +83,9 @@ def bridge_blackwell(row):
     if key in BRIDGE_LEFT_OUT:
         return None, BRIDGE_LEFT_OUT[key]
     gpus, tp, pp, cp, ep, fsdp = (int(row[k]) for k in ("num_gpus", "tp", "pp", "cp", "ep", "fsdp"))
+    if (gpus // (tp * pp * cp)) % ep != 0:
+        return None, (f"ep {ep} over dp {gpus // (tp * pp * cp)} x tp {tp}: Megatron's expert-parallel folding across "
+                      "tp is not modelled (llmsim's ep divides dp)")
     vp = 1 if row["vp"] == "n/a" else int(row["vp"])
     model, system, fp8 = BRIDGE_MODELS[row["model"]], row["system"], BRIDGE_FP8[row["precision"]]
     name = f"{BRIDGE_SYSTEMS[system].lower()}-{model}-{gpus}gpus-{row['precision'].lower()}"
