@@ -158,10 +158,14 @@ void fill_derived_defaults(json& raw) {
   derive(m["moe"], "expert_ffn_hidden", m["ffn_hidden"]);
   if (raw.contains("training")) derive(raw["training"], "seq_len", m["max_seq_len"]);
   json& pl = raw["parallelism"];
+  const long long even = m["layers"].get<long long>() / std::max(1LL, pl["pp"].get<long long>());
+  if (raw["kind"] == "serving" && !is_auto(pl["last_stage_layers"]) && pl["last_stage_layers"] != even)
+    throw ScenarioError("/parallelism/last_stage_layers", "a serving replica splits its layers evenly over pp; leave "
+                                                          "last_stage_layers auto (" + str(even) + ")");
   if (pl["pipeline_split"] == "embedding-loss" && !is_auto(pl["last_stage_layers"]))
     throw ScenarioError("/parallelism/last_stage_layers", "pipeline_split embedding-loss sets every chunk's layers; "
                                                           "leave last_stage_layers auto");
-  derive(pl, "last_stage_layers", m["layers"].get<long long>() / std::max(1LL, pl["pp"].get<long long>()));
+  derive(pl, "last_stage_layers", even);
   json& par = raw["parallelism"];
   if (is_auto(par["dp"])) {
     const long long gpus = cl["nodes"].get<long long>() * cl["gpus_per_node"].get<long long>();
