@@ -43,7 +43,10 @@ double ComputeModel::memory_time(double bytes) const {
 }
 
 namespace {
-bool block_scaled(const model::Kernel& k) { return model::precision_kind(k.precision) == model::PrecisionKind::BlockScaled; }
+/// block_scaled_gemm_efficiency for a GEMM in a block-scaled precision, else 1.
+double block_scaling(const model::Kernel& k, const scenario::Calibration& c) {
+  return model::precision_kind(k.precision) == model::PrecisionKind::BlockScaled ? c.block_scaled_gemm_efficiency : 1;
+}
 bool fused_attention(const model::Kernel& k) {
   return k.kind == model::KernelKind::FusedAttentionForward || k.kind == model::KernelKind::FusedAttentionBackward;
 }
@@ -53,15 +56,14 @@ double ComputeModel::plateau_efficiency(const model::Kernel& k) const {
   const auto& c = hw_.calibration;
   if (fused_attention(k))
     return k.kind == model::KernelKind::FusedAttentionBackward ? c.flash_backward_efficiency : c.flash_forward_efficiency;
-  if (k.is_gemm()) return c.matmul_efficiency * (block_scaled(k) ? c.block_scaled_gemm_efficiency : 1);
+  if (k.is_gemm()) return c.matmul_efficiency * block_scaling(k, c);
   return 0;
 }
 
 double ComputeModel::kernel_time(const model::Kernel& k) const {
   double t = memory_time(k.bytes);
   if (k.is_gemm()) {
-    const double e = gemm_efficiency(k.m, k.n, k.k) * (block_scaled(k) ? hw_.calibration.block_scaled_gemm_efficiency : 1);
-    t = std::max(t, k.flops / (peak_flops(k.precision) * e));
+    t = std::max(t, k.flops / (peak_flops(k.precision) * (gemm_efficiency(k.m, k.n, k.k) * block_scaling(k, hw_.calibration))));
   }
   if (fused_attention(k))
     t = std::max(t, k.flops / (peak_flops(k.precision) *

@@ -58,35 +58,25 @@ StepModel::StepModel(const scenario::Scenario& s)
   stage_send_latency_ = same_node ? links_.intra_latency : links_.inter_latency;
 }
 
-double StepModel::kernels_time(const std::vector<model::Kernel>& ks) const {
-  double t = 0;
-  for (const auto& k : ks) t += cm_.kernel_time(k);
-  return t;
-}
-
 namespace {
 /// `known[key]`, computed by `compute()` the first time.
-template <class Compute>
-double remembered(std::unordered_map<double, double>& known, double key, Compute compute) {
+template <class Value, class Compute>
+Value remembered(std::unordered_map<double, Value>& known, double key, Compute compute) {
   if (const auto it = known.find(key); it != known.end()) return it->second;
   return known.emplace(key, compute()).first->second;
 }
 }  // namespace
 
-double StepModel::token_time(double tokens, bool moe) const {
-  return remembered(moe ? moe_token_times_ : dense_token_times_, tokens, [&] {
-    double t = kernels_time(model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
+hardware::TimeAndEnergy StepModel::token_cost(double tokens, bool moe) const {
+  return remembered(moe ? moe_token_costs_ : dense_token_costs_, tokens, [&] {
+    auto c = hardware::time_and_energy(cm_, model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
     // The engine's MoE kernels reach moe_multiplier of the dense kernels' efficiency (their time divided by it).
-    if (moe) t += (1 / engine_.moe_multiplier - 1) * kernels_time(model::inference_moe_ffn(x_, tokens, moe_));
-    return t;
-  });
-}
-
-double StepModel::token_energy(double tokens, bool moe) const {
-  return remembered(moe ? moe_token_energies_ : dense_token_energies_, tokens, [&] {
-    double e = hardware::dynamic_energy(cm_, model::inference_token_kernels(x_, tokens, moe ? moe_ : model::InferenceMoe{}));
-    if (moe) e += (1 / engine_.moe_multiplier - 1) * hardware::dynamic_energy(cm_, model::inference_moe_ffn(x_, tokens, moe_));
-    return e;
+    if (moe) {
+      const auto ffn = hardware::time_and_energy(cm_, model::inference_moe_ffn(x_, tokens, moe_));
+      c.time += (1 / engine_.moe_multiplier - 1) * ffn.time;
+      c.energy += (1 / engine_.moe_multiplier - 1) * ffn.energy;
+    }
+    return c;
   });
 }
 
@@ -109,13 +99,14 @@ StepCost StepModel::step(const model::InferenceStep& st, int sequences) const {
   const auto embedding = hardware::time_and_energy(cm_, model::inference_embedding(x_edge_, st));
   const auto head = hardware::time_and_energy(cm_, model::inference_head(x_edge_, st));
   const double dense = layers_ - moe_layers_, tokens = st.tokens();
+  const auto dense_tokens = dense > 0 ? token_cost(tokens, false) : hardware::TimeAndEnergy{};
+  const auto moe_tokens = moe_layers_ > 0 ? token_cost(tokens, true) : hardware::TimeAndEnergy{};
   StepCost c;
   c.time = layers_ * (attention.time + collectives) + embedding.time + head.time + sends + engine +
-           (dense > 0 ? dense * token_time(tokens, false) : 0) + (moe_layers_ > 0 ? moe_layers_ * token_time(tokens, true) : 0);
-  if (!cm_.hardware().power.known()) return c;
-  c.energy = x_.t * (layers_ * attention.energy + embedding.energy + head.energy +
-                     (dense > 0 ? dense * token_energy(tokens, false) : 0) +
-                     (moe_layers_ > 0 ? moe_layers_ * token_energy(tokens, true) : 0));  // each tp GPU: its share
+           dense * dense_tokens.time + moe_layers_ * moe_tokens.time;
+  // each tp GPU runs its share of the same kernels (0 without a power model)
+  c.energy = x_.t * (layers_ * attention.energy + embedding.energy + head.energy + dense * dense_tokens.energy +
+                     moe_layers_ * moe_tokens.energy);
   return c;
 }
 

@@ -1,24 +1,26 @@
 #include "llmsim/workload/moe_exchanges.hpp"
 
+#include <utility>
+
 #include "llmsim/model/transformer.hpp"
 
 namespace llmsim::workload {
 
 namespace {
-/// The pairs of one exchange matrix: all of them (same_node -1), those inside a node (1) or across nodes (0).
+/// The pairs of one exchange matrix inside a node (same_node) or across nodes.
 struct Part {
   std::string suffix;
   std::vector<double> forward, back;  ///< bytes a -> b of the dispatch pattern and of the combine pattern
   double total = 0;
 };
 Part part_of(const std::vector<double>& copies, const std::vector<int>& members, const Workload& w, double vector_bytes,
-             int same_node, const std::string& suffix) {
+             bool same_node, const std::string& suffix) {
   const size_t ep = members.size();
   Part p{suffix, std::vector<double>(ep * ep, 0), std::vector<double>(ep * ep, 0), 0};
   for (size_t a = 0; a < ep; ++a)
     for (size_t b = 0; b < ep; ++b) {
       const bool same = w.workers[members[a]].node == w.workers[members[b]].node;
-      if (a == b || (same_node >= 0 && same != (same_node == 1))) continue;
+      if (a == b || same != same_node) continue;
       p.forward[a * ep + b] = p.back[b * ep + a] = copies[a * ep + b] * vector_bytes;
       p.total += p.forward[a * ep + b];
     }
@@ -49,10 +51,13 @@ MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan,
       if (worker_of(stage, g * ep) < 0) continue;  // folded away (ep divides the simulated dp indices)
       std::vector<int> members;
       for (int a = 0; a < ep; ++a) members.push_back(worker_of(stage, g * ep + a));
-      std::vector<Part> parts = {part_of(copies, members, w, vector_bytes, 1, " (intra-node)"),
-                                 part_of(copies, members, w, vector_bytes, 0, " (inter-node)")};
-      if (!layout.split_all_to_all && (parts[0].total == 0 || parts[1].total == 0))
-        parts = {part_of(copies, members, w, vector_bytes, -1, "")};
+      std::vector<Part> parts = {part_of(copies, members, w, vector_bytes, true, " (intra-node)"),
+                                 part_of(copies, members, w, vector_bytes, false, " (inter-node)")};
+      if (!layout.split_all_to_all && (parts[0].total == 0 || parts[1].total == 0)) {  // the other is the whole
+        Part whole = std::move(parts[parts[0].total == 0 ? 1 : 0]);
+        whole.suffix.clear();
+        parts = {std::move(whole)};
+      }
       int group = -1;
       for (const Part& part : parts) {
         if (part.total == 0 && layout.split_all_to_all) continue;  // e.g. the inter-node part inside one node

@@ -17,6 +17,7 @@
 #include "llmsim/collectives/collective.hpp"
 #include "llmsim/collectives/auto_select.hpp"
 #include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/hardware/power_model.hpp"
 #include "llmsim/model/inference.hpp"
 #include "llmsim/scenario/scenario.hpp"
 
@@ -46,12 +47,9 @@ class StepModel {
   StepCost step(const model::InferenceStep& st, int sequences) const;
 
  private:
-  double kernels_time(const std::vector<model::Kernel>& ks) const;
-  /// [J] above idle of one layer's token kernels, remembered by token count like token_time.
-  double token_energy(double tokens, bool moe) const;
-  /// [s] of one layer's kernels that depend only on the token count (model::inference_token_kernels; with the
-  /// MoE FFN and its engine multiplier when `moe`), remembered by count like tp_all_reduce.
-  double token_time(double tokens, bool moe) const;
+  /// [s] and [J] above idle of one layer's kernels that depend only on the token count
+  /// (model::inference_token_kernels; with the MoE FFN and its engine multiplier when `moe`), remembered by count.
+  hardware::TimeAndEnergy token_cost(double tokens, bool moe) const;
   hardware::ComputeModel cm_;
   model::LayerShape x_;
   model::LayerShape x_edge_;  ///< embedding and head: edge_precision
@@ -66,8 +64,8 @@ class StepModel {
   /// tp_all_reduce by message size: its algorithm choice and estimate cost about 6% of a long run's CPU, and
   /// steps repeat the same token counts. SimGrid runs the replicas' actors one at a time in one thread, and
   /// this makes no simcall: sharing the model between replicas is safe.
-  mutable std::unordered_map<double, double> all_reduce_times_, dense_token_times_, moe_token_times_;
-  mutable std::unordered_map<double, double> dense_token_energies_, moe_token_energies_;
+  mutable std::unordered_map<double, double> all_reduce_times_;
+  mutable std::unordered_map<double, hardware::TimeAndEnergy> dense_token_costs_, moe_token_costs_;
 };
 
 /// The hardware of a serving replica: its calibration's matmul and memory efficiencies are the serving ones
