@@ -72,6 +72,18 @@ BRIDGE_LEFT_OUT = {
     "LLAMA3_70B FSDP": "the recipe offloads 20 (GB300) / 40 (GB200) layers' activations to host memory "
                        "(cpu_offloading_num_layers), which llmsim does not model per layer: without it they need 365 GB",
 }
+# CUDA graph scopes of the MoE rows (cuda_graph_impl "transformer_engine", cuda_graph_scope), from the Megatron-Bridge
+# v0.2.1 performance configs (scripts/performance/configs/qwen and gpt_oss workload base configs): moe_router stands
+# for TE's "moe_router" + "moe_preprocess", which every row lists together. Rows not named capture nothing; the
+# dense rows' graphs are not carried (without a host sync the GPU never waits for their host: docs/software.md).
+BRIDGE_CUDA_GRAPHS = {
+    ("DGX-B200", "Qwen3_30B_a3B", "FP8-MX"): ["moe_router"],
+    ("DGX-GB200", "Qwen3_30B_a3B", "FP8-MX"): ["moe_router"],
+    ("DGX-GB300", "Qwen3_30B_a3B", "FP8-MX"): ["moe_router"],
+    ("DGX-GB200", "Qwen3_235B_a22B", "BF16"): ["attn", "moe_router"],
+    ("DGX-GB300", "Qwen3_235B_a22B", "BF16"): ["moe_router"],
+    ("DGX-GB300", "GPT OSS 120B", "BF16"): ["attn", "moe_router"],
+}
 # Recipes that set account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
 BRIDGE_EMBEDDING_LOSS_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 
@@ -91,6 +103,11 @@ def bridge_blackwell(row):
     name = f"{BRIDGE_SYSTEMS[system].lower()}-{model}-{gpus}gpus-{row['precision'].lower()}"
     schedule = {"name": "interleaved-1f1b", "virtual_stages": vp} if vp > 1 else {"name": "1f1b"}
     split = "embedding-loss" if row["model"] in BRIDGE_EMBEDDING_LOSS_SPLIT else "even"
+    training = {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
+                "precision": "bf16", "fp8": fp8, "zero_stage": 3 if fsdp > 1 else 1, "iterations": 1}
+    graphs = BRIDGE_CUDA_GRAPHS.get((system, row["model"], row["precision"]), [])
+    if graphs:
+        training["cuda_graph"] = {scope: True for scope in graphs}
     return name, {
         "name": "megatron-bridge-25.11-" + name,
         "description": f"Megatron-Bridge 25.11 pre-training row {row['model']} on {gpus} {system} (tp {tp}, pp {pp}, "
@@ -101,8 +118,7 @@ def bridge_blackwell(row):
         "cluster": bridge_cluster(system, gpus),
         "model": model,
         "parallelism": {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "pipeline_split": split},
-        "training": {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
-                     "precision": "bf16", "fp8": fp8, "zero_stage": 3 if fsdp > 1 else 1, "iterations": 1},
+        "training": training,
         "strategies": {"pipeline_schedule": schedule},
         "output": {"trace": False},
     }

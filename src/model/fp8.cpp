@@ -30,7 +30,10 @@ Kernel fp8_gemm(const Kernel& g, double a_elements, double b_elements, double ou
 std::vector<Kernel> linear(const std::string& name, const LayerShape& x, double tokens, double n, double k) {
   if (!x.fp8.enabled()) return {gemm(name, Category::Gemm, 1, tokens, n, k, x.precision)};
   std::vector<Kernel> out = casts(name + "_input", tokens * k, x.fp8);
-  out = concat(out, casts(name + "_weight", k * n * x.fp8.weight_share, x.fp8));
+  for (Kernel c : casts(name + "_weight", k * n * x.fp8.weight_share, x.fp8)) {
+    c.launches = x.fp8.weight_share;
+    out.push_back(c);
+  }
   Kernel g = gemm(name, Category::Gemm, 1, tokens, n, k, x.fp8.gemm_precision());
   g.fp8 = x.fp8;
   out.push_back(fp8_gemm(g, tokens * k, k * n, tokens * n));

@@ -165,6 +165,12 @@ double total_flops(const std::vector<Kernel>& kernels) {
   return f;
 }
 
+double total_launches(const std::vector<Kernel>& kernels) {
+  double n = 0;
+  for (const auto& k : kernels) n += k.launches;
+  return n;
+}
+
 double tp_activation_bytes(const LayerShape& x) { return x.b * x.s * x.h * x.bytes_per_element(); }
 
 double megatron_eq3_flops(double B, double s, double l, double h, double V) {

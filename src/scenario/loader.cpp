@@ -243,7 +243,12 @@ Scenario resolve(json raw, const std::string& source_dir) {
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
   if (const auto at = find_null(raw); !at.empty())
     throw ScenarioError(at, "null is not a value (leave the key out to take its default)");
-  if (!is_serving(raw) && !raw.contains("software")) raw["software"] = kDefaultSoftware;
+  // Software fields given without a preset or a name (e.g. --set software.kernel_launch_us=10) override the default.
+  if (!is_serving(raw)) {
+    if (!raw.contains("software")) raw["software"] = kDefaultSoftware;
+    if (auto& sw = raw["software"]; sw.is_object() && !sw.contains("preset") && !sw.contains("name"))
+      sw["preset"] = kDefaultSoftware;
+  }
   expand_presets(raw);
   apply_software_defaults(raw);
   expand_engine(raw);  // after the hardware preset: an engine's fit is per hardware

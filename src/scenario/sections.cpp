@@ -95,6 +95,10 @@ FieldList software_fields() {
                      multiplier("attention", "flash_*_efficiency")},
                     "efficiency multipliers, fitted once on one published table of this software (docs/software.md)")
           .with_default(EmptyObject{}),
+      Field::number("kernel_launch_us", "us", "host (CPU) time to issue one kernel from the framework's eager mode; "
+                                              "the GPU waits when the host falls behind (docs/software.md); 0: the "
+                                              "host is not modelled")
+          .at_least(0).at_most(1000).with_default(0.0),
   };
 }
 
@@ -276,6 +280,16 @@ FieldList training_fields() {
       Field::number("grad_bucket_MB", "MB", "gradient bucket size for the dp all-reduce").above(0).with_default(40.0),
       Field::boolean("scatter_gather_p2p", "split inter-stage activations over tp ranks, re-gather over NVLink")
           .with_default(true),
+      Field::object("cuda_graph",
+                    {Field::boolean("attn", "the attention block (norm, QKV, attention, projection)").with_default(false),
+                     Field::boolean("mlp", "a dense layer's MLP block").with_default(false),
+                     Field::boolean("moe_router", "a MoE layer's norm, router and dispatcher preprocessing "
+                                                  "(Transformer Engine scopes moe_router and moe_preprocess)")
+                         .with_default(false)},
+                    "scopes captured as CUDA graphs (Transformer Engine cuda_graph_scope): each pass of a captured "
+                    "block costs the host one launch instead of one per kernel; with software.kernel_launch_us 0 "
+                    "they change nothing. Dropless MoE experts cannot be captured (their token counts change)")
+          .with_default(EmptyObject{}),
   };
 }
 

@@ -197,6 +197,8 @@ void read_training(const json& t, Training& tr) {
   tr.fp8_param_gather = t["fp8_param_gather"];
   tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
   tr.scatter_gather_p2p = t["scatter_gather_p2p"];
+  const json& g = t["cuda_graph"];
+  tr.cuda_graph = {g["attn"], g["mlp"], g["moe_router"]};
 }
 
 void read_serving(const json& v, Serving& sv) {
@@ -242,7 +244,8 @@ Scenario to_typed(const json& raw) {
   read_hardware(raw["hardware"], s.hardware);
   if (raw.contains("software")) {
     const json& e = raw["software"]["efficiency"];
-    s.software = {raw["software"]["name"], e["matmul"], e["memory"], e["attention"]};
+    s.software = {raw["software"]["name"], e["matmul"], e["memory"], e["attention"],
+                  raw["software"]["kernel_launch_us"].get<double>() * 1e-6};
     Calibration& c = s.hardware.calibration;
     c.matmul_efficiency = std::min(1.0, c.matmul_efficiency * s.software.matmul);
     c.memory_efficiency = std::min(1.0, c.memory_efficiency * s.software.memory);

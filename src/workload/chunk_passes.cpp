@@ -42,6 +42,8 @@ struct Unit {
   /// Kernels on a second stream beside `forward` in every pass (FAL's MLP beside its attention;
   /// hardware/concurrent_kernels.hpp), empty: one stream.
   Kernels beside = {};
+  bool captured = false;   ///< replayed as a CUDA graph in every pass (training.cuda_graph): one host launch
+  bool host_sync = false;  ///< the host synchronises before the forward exchange (dropless dispatcher)
 };
 
 Kernels scaled(Kernels kernels, double share) {
@@ -91,10 +93,13 @@ class Builder {
   /// A segment of `kernels` followed by one tp collective when `with_collective`; `hides` are the kernels that
   /// run beside that collective when the pass is a whole backward under tp_comm_overlap "wgrad".
   /// `beside` runs on a second stream concurrently with `kernels`.
+  /// A `captured` segment is one CUDA graph: the host issues it with one launch.
   Segment segment(const std::string& name, const Kernels& kernels, bool with_collective, const Kernels& hides = {},
-                  const Kernels& beside = {}) {
+                  const Kernels& beside = {}, bool captured = false) {
     Segment seg;
-    const ComputeCost c = kernel_cost(name, kernels, beside, cm_);
+    ComputeCost c = kernel_cost(name, kernels, beside, cm_);
+    const double launches = captured ? 1 : model::total_launches(kernels) + model::total_launches(beside);
+    c.host = kernels.empty() && beside.empty() ? 0 : launches * s_.software.kernel_launch;
     seg.compute = add(c);
     if (!with_collective || s_.parallelism.tp == 1) return seg;
     double exposed = ar_;
@@ -135,6 +140,7 @@ class Builder {
       for (int i = 0; i < kTimeCategories; ++i) to.by_category[i] += costs_[seg.compute].by_category[i];
       to.flops += costs_[seg.compute].flops;
       to.dynamic_energy += costs_[seg.compute].dynamic_energy;
+      to.host += costs_[seg.compute].host;
       if (seg.collective >= 0)
         to.by_category[static_cast<int>(TimeCategory::TpComm)] += costs_[seg.collective].duration - seg.hidden;
     };
@@ -154,9 +160,11 @@ class Builder {
         ComputeCost one{name, 0, {}, 0};
         add_segment(one, seg);
         const int block = add(one);
-        for (int r = 0; r < seg.repeat; ++r)
+        for (int r = 0; r < seg.repeat; ++r) {
           emit({block, chunk_in >= 0 ? std::vector<int>{chunk_in} : std::vector<int>{},
                 seg.exchange >= 0 ? std::vector<int>{seg.exchange} : std::vector<int>{}});
+          pieces.back().host_sync = seg.host_sync;
+        }
         pieces.back().gradients_of_layer = seg.gradients_of_layer;
         // Followed by a segment repeated as often: its run r waits only for this exchange's run r.
         const bool chained = seg.exchange >= 0 && i + 1 < segs.size() && segs[i + 1].repeat == seg.repeat;
@@ -178,6 +186,7 @@ class Builder {
       if (seg.exchange < 0 && seg.gradients_of_layer < 0) continue;
       const int times = seg.exchange >= 0 && i + 1 < segs.size() ? segs[i + 1].repeat : 1;
       emit({add(c), waits, std::vector<int>(seg.exchange >= 0 ? times : 0, seg.exchange), seg.gradients_of_layer});
+      pieces.back().host_sync = seg.host_sync;
       c = ComputeCost{name, 0, {}, 0}, content = false, waits.clear();
       if (seg.exchange < 0) continue;
       if (times > 1)
@@ -232,7 +241,10 @@ void append(std::vector<Segment>& to, const std::vector<Segment>& from) { to.ins
 
 std::vector<Segment> unit_forward(Builder& b, const std::string& name, const Unit& u) {
   if (u.ring_forward >= 0) return ring_core(b, name, u.forward, u.ring_forward, u.ring_share);
-  return {with_exchange(b.segment(name, u.forward, u.forward_collective, {}, u.beside), u.forward_exchange, u.repeat)};
+  Segment seg = with_exchange(b.segment(name, u.forward, u.forward_collective, {}, u.beside, u.captured),
+                              u.forward_exchange, u.repeat);
+  seg.host_sync = u.host_sync;
+  return {seg};
 }
 
 LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const std::string& recompute) {
@@ -253,13 +265,15 @@ LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const s
       append(out.input, core), append(out.backward, core);
       continue;
     }
-    out.input.push_back(with_exchange(b.segment("B " + u->name, dgrad, u->backward_collective, {}, dgrad_beside),
-                                      u->backward_exchange, u->repeat));
+    out.input.push_back(with_exchange(
+        b.segment("B " + u->name, dgrad, u->backward_collective, {}, dgrad_beside, u->captured), u->backward_exchange,
+        u->repeat));
     if (!wgrad.empty() || !wgrad_beside.empty())
-      out.weight.push_back(with_exchange(b.segment("W " + u->name, wgrad, false, {}, wgrad_beside), -1, u->repeat));
+      out.weight.push_back(
+          with_exchange(b.segment("W " + u->name, wgrad, false, {}, wgrad_beside, u->captured), -1, u->repeat));
     out.backward.push_back(with_exchange(b.segment("B " + u->name, concat(dgrad, wgrad), u->backward_collective,
                                                    column_parallel(concat(u->forward, u->beside)),
-                                                   concat(dgrad_beside, wgrad_beside)),
+                                                   concat(dgrad_beside, wgrad_beside), u->captured),
                                          u->backward_exchange, u->repeat));
   }
   return out;
@@ -269,8 +283,11 @@ LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const s
 /// permutation) -> dispatch, the rank's experts on their routed tokens -> tp all-reduce -> combine; an empty
 /// last unit whose backward starts with the combine-gradient exchange. With attention in the pipeline
 /// (FlowMoE, tp 1) attention and pre are one unit run per chunk on 1/R of the micro-batch.
+/// The pre unit is a CUDA graph with `router_captured`; a dropless dispatcher (no capacity factor) synchronises
+/// the host before the dispatch to read the token counts (Megatron-Core's alltoall and flex dispatchers).
 std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe, const std::vector<Unit>& attention,
-                            const MoePlan& plan, int index, int rank, const strategy::MoeLayout& layout) {
+                            const MoePlan& plan, int index, int rank, const strategy::MoeLayout& layout,
+                            bool router_captured) {
   const int chunks = layout.chunks;
   Kernels experts;  // one chunk's work: 1/chunks of every expert's tokens
   for (double n : plan.traffic[index].slot_tokens[rank])
@@ -281,14 +298,17 @@ std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe
   auto key = [&](Exchange e) { return moe_exchange_key(index, e); };
   const Unit expert_unit{"experts", experts, true, true, key(Exchange::Combine), key(Exchange::DispatchGrad), chunks};
   const Unit combine_grad{"combine grad", {}, false, false, -1, key(Exchange::CombineGrad)};
-  if (layout.attention_in_pipeline)
-    return {{"attention+gating", concat(model::attention_forward(part), model::moe_pre_forward(part, moe)), false,
-             false, key(Exchange::Dispatch), -1, chunks},
-            expert_unit, combine_grad};
+  const bool dropless = moe.capacity_factor == 0;
+  if (layout.attention_in_pipeline) {
+    Unit gating{"attention+gating", concat(model::attention_forward(part), model::moe_pre_forward(part, moe)), false,
+                false, key(Exchange::Dispatch), -1, chunks};
+    gating.host_sync = dropless;
+    return {gating, expert_unit, combine_grad};
+  }
+  Unit pre{"moe pre", model::moe_pre_forward(x, moe), false, true, key(Exchange::Dispatch), -1};
+  pre.captured = router_captured, pre.host_sync = dropless;
   std::vector<Unit> units = attention;
-  for (Unit u : {Unit{"moe pre", model::moe_pre_forward(x, moe), false, true, key(Exchange::Dispatch), -1},
-                 expert_unit, combine_grad})
-    units.push_back(u);
+  for (const Unit& u : {pre, expert_unit, combine_grad}) units.push_back(u);
   return units;
 }
 
@@ -305,15 +325,19 @@ ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoeP
   const auto x = model::LayerShape::from(s);
   const std::string& rc = s.training.recompute;
   const Kernels attention = model::attention_forward(x), mlp = model::mlp_forward(x);
-  const std::vector<Unit> attention_block = attention_units(x, attention);
+  const auto& graph = s.training.cuda_graph;
+  std::vector<Unit> attention_block = attention_units(x, attention);
+  for (Unit& u : attention_block) u.captured = graph.attn;
   std::vector<Unit> two_units = attention_block;
   two_units.push_back({"mlp", mlp});
+  two_units.back().captured = graph.mlp;
   ModelSegments m;
   m.first = layer_segments(b, two_units, rc);
   // FAL: after the model's first layer, the MLP reads the first layer's attention output, so it runs on a second
   // stream beside this layer's attention and their partial sums share one all-reduce.
   Unit fal{"layer", attention};
   fal.beside = mlp;
+  fal.captured = graph.attn && graph.mlp;
   m.other = s.parallelism.tp_variant == "fal" ? layer_segments(b, {fal}, rc) : m.first;
   const Kernels embedding = model::embedding_forward(x), head = model::head_forward(x);
   m.embed_f = b.segment("F embedding", embedding, true);
@@ -329,7 +353,9 @@ ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoeP
   if (moe)
     for (size_t i = 0; i < moe->traffic.size(); ++i)
       m.moe_layers.push_back(
-          layer_segments(b, moe_units(x, s.model.moe, attention_block, *moe, static_cast<int>(i), ep_rank, layout), rc));
+          layer_segments(b, moe_units(x, s.model.moe, attention_block, *moe, static_cast<int>(i), ep_rank, layout,
+                                      graph.moe_router),
+                         rc));
   return m;
 }
 

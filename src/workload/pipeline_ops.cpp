@@ -76,6 +76,7 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
     }
     if (seg.exchange >= 0) {  // the exchange carries the collective's result: wait for it first
       wait(x);
+      if (seg.host_sync) ops.push_back(HostSyncOp{});
       const auto& specs = wiring.exchange_specs(seg.exchange);
       for (int spec : specs) ops.push_back(start_collective(spec));
       for (int spec : specs) pending[x].push_back(wait_collective(spec, r.pass));
@@ -97,6 +98,7 @@ void append_alone(std::vector<Op>& ops, const Resolved& r, const PipelineWiring&
     for (int key : piece.waits)
       for (int spec : wiring.exchange_specs(key)) ops.push_back(wait_collective(spec, r.pass));
     if (piece.compute >= 0) ops.push_back(compute(piece.compute, r.step()));
+    if (piece.host_sync) ops.push_back(HostSyncOp{});
     for (int key : piece.starts)
       for (int spec : wiring.exchange_specs(key)) ops.push_back(start_collective(spec));
     if (last_gradient && piece.gradients_of_layer >= 0 && on_layer_done) on_layer_done(piece.gradients_of_layer);

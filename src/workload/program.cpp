@@ -4,7 +4,7 @@ namespace llmsim::workload {
 
 const char* time_category_name(TimeCategory c) {
   static const char* names[] = {"gemm", "attention", "elementwise", "tp_comm", "pp_comm", "dp_comm", "ep_comm",
-                                "cp_comm", "optimizer", "offload", "idle"};
+                                "cp_comm", "optimizer", "offload", "host", "idle"};
   return names[static_cast<int>(c)];
 }
 

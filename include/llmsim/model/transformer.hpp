@@ -34,6 +34,9 @@ struct Kernel {
   KernelKind kind = KernelKind::Plain;
   Fp8 fp8 = {};            ///< a weight GEMM under an FP8 recipe: the recipe its backward casts the gradient by
   double seq = 0;          ///< fused attention: the sequence length of its efficiency curve
+  /// Launches per run of the list it is in: 1, or a share for work done once per several runs (the FP8 weight
+  /// cast, cached after the first micro-batch); what the host pays to issue it (software.kernel_launch_us).
+  double launches = 1;
   bool is_gemm() const { return m > 0; }
 };
 
@@ -90,6 +93,8 @@ std::vector<Kernel> embedding_forward(const LayerShape& x);
 std::vector<Kernel> head_forward(const LayerShape& x);
 
 double total_flops(const std::vector<Kernel>& kernels);
+/// Kernel launches the host issues for `kernels` (the sum of Kernel::launches).
+double total_launches(const std::vector<Kernel>& kernels);
 /// `a` followed by `b`.
 std::vector<Kernel> concat(std::vector<Kernel> a, const std::vector<Kernel>& b);
 

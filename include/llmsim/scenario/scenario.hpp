@@ -135,6 +135,10 @@ struct Training {
   bool fp8_param_gather = false;       ///< FP8 GEMM weights held only in FP8 (workload/memory.hpp)
   double grad_bucket_bytes = 0;
   bool scatter_gather_p2p = true;      ///< Megatron's scatter/gather of inter-stage activations over tp ranks
+  /// Scopes replayed as CUDA graphs (Transformer Engine's cuda_graph_scope): one launch per pass of each unit.
+  struct CudaGraph {
+    bool attn = false, mlp = false, moe_router = false;
+  } cuda_graph;
   int micro_batches_per_pipeline(int dp) const { return global_batch / (micro_batch * dp); }
 };
 
@@ -222,6 +226,7 @@ struct Output {
 struct Software {
   std::string name;
   double matmul = 1, memory = 1, attention = 1;
+  double kernel_launch = 0;  ///< host (CPU) time to issue one kernel in eager mode [s]; 0: host not modelled
 };
 
 struct Scenario {

@@ -64,6 +64,8 @@ struct Segment {
   /// this segment on (the first segment of each layer's forward, input-gradient and whole backward; a chunk's
   /// embedding and head count with its first and last layer); -1 otherwise.
   int params_of_layer = -1;
+  /// The host synchronises with the GPU before queuing `exchange` (a dropless dispatcher's token counts).
+  bool host_sync = false;
 };
 
 /// A block of the chain run alone: wait for the exchanges `waits` (keys, one instance each, in order), compute
@@ -73,6 +75,7 @@ struct Piece {
   std::vector<int> waits, starts;
   int gradients_of_layer = -1;  ///< the block ends the backward of this model layer (Segment::gradients_of_layer)
   int params_of_layer = -1;     ///< the block starts with a segment needing this layer's parameters (ZeRO-3)
+  bool host_sync = false;       ///< the host synchronises with the GPU before queuing `starts`
 };
 
 struct PassChain {

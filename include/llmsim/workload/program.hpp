@@ -17,8 +17,9 @@ namespace llmsim::workload {
 /// Where time goes, per GPU (summary.json "time_breakdown_s").
 /// Offload: waiting for data from off-chip memory (activations copied back from the host, weights from DRAM).
 /// EpComm: waiting for MoE all-to-all exchanges; CpComm: waiting for context-parallel exchanges.
+/// Host: the GPU waiting for the host to issue its kernels (ComputeCost::host, HostSyncOp).
 enum class TimeCategory {
-  Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, EpComm, CpComm, Optimizer, Offload, Idle, Count
+  Gemm, Attention, Elementwise, TpComm, PpComm, DpComm, EpComm, CpComm, Optimizer, Offload, Host, Idle, Count
 };
 constexpr int kTimeCategories = static_cast<int>(TimeCategory::Count);
 const char* time_category_name(TimeCategory c);
@@ -31,6 +32,9 @@ struct ComputeCost {
   TimeBreakdown by_category{};  ///< sums to duration
   double flops = 0;     ///< executed FLOPs per GPU (hardware FLOPs)
   double dynamic_energy = 0;  ///< [J] above idle power (hardware/power_model.hpp)
+  /// [s] the host spends issuing its kernels (launches x software.kernel_launch_us); the block cannot end
+  /// before the host has issued it (engine: one host timeline per worker).
+  double host = 0;
   /// The category holding most of the duration (what a trace event or a wait is filed under).
   TimeCategory main_category() const;
 };
@@ -94,6 +98,9 @@ struct RecvOp {
   int32_t peer = 0;
   PassStep message;
 };
+/// The host waits until the compute stream has run everything issued so far (cudaStreamSynchronize: a
+/// dropless MoE dispatcher reading its token counts); from then on the host issues from the current time.
+struct HostSyncOp {};
 /// Marks the end of iteration `iteration` on this worker.
 struct IterationEndOp {
   int32_t iteration = 0;
@@ -130,7 +137,7 @@ struct MemoryWaitOp {
 };
 
 using Op = std::variant<ComputeOp, CollectiveStartOp, CollectiveWaitOp, SendOp, RecvOp, IterationEndOp, CommAsyncOp,
-                        WaitEventOp, MemoryStartOp, MemoryWaitOp>;
+                        WaitEventOp, MemoryStartOp, MemoryWaitOp, HostSyncOp>;
 
 /// Builders, one per op, named for what it does (they read at the call site; the structs stay aggregates).
 inline ComputeOp compute(int cost, PassStep step = {}) { return ComputeOp{cost, step}; }
