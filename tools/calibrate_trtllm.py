@@ -128,15 +128,18 @@ def solve(m, v):
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-def fit_costs(data, published):
+def fit_costs(data, published, hop=None):
     """Engine costs [s] and 1 / moe_multiplier - 1 minimising the relative time errors, and each row's simulated
-    throughput."""
+    throughput; with `hop` [s] the collective hop cost is held at that measured value and the others fitted."""
     a, b = [], []
     for (k, steps, seqs, hops, moe, out), p in zip(data, published):
         target = out / p
-        a.append([steps / target, seqs / target, hops / target, moe / target])
-        b.append(1 - k / target)
+        known = k + (hop * hops if hop is not None else 0)
+        a.append([steps / target, seqs / target] + ([] if hop is not None else [hops / target]) + [moe / target])
+        b.append(1 - known / target)
     x = nnls(a, b)
+    if hop is not None:
+        x = x[:2] + [hop] + x[2:]
     sims = [out / (k + x[0] * steps + x[1] * seqs + x[2] * hops + x[3] * moe) for k, steps, seqs, hops, moe, out in data]
     return x, sims
 
@@ -146,19 +149,19 @@ def errors(sims, published):
     return sum(abs(x) for x in e) / len(e), max(abs(x) for x in e), e
 
 
-def evaluate(table, gpu, reqs, eff, pool):
+def evaluate(table, gpu, reqs, eff, pool, hop=None):
     data = list(pool.map(lambda r: measure(r[0], gpu, r[1], eff), zip(table, reqs)))
     published = [float(r["output_tokens_per_s"]) for r in table]
-    x, sims = fit_costs(data, published)
+    x, sims = fit_costs(data, published, hop)
     mean, worst, e = errors(sims, published)
     return mean, worst, x, sims, e
 
 
-def search(table, gpu, reqs, pool, grid):
+def search(table, gpu, reqs, pool, grid, hop=None):
     best = None
     for mm, mem in grid:
         eff = {"matmul": round(mm, 4), "memory": round(mem, 4)}
-        mean, worst, x, sims, e = evaluate(table, gpu, reqs, eff, pool)
+        mean, worst, x, sims, e = evaluate(table, gpu, reqs, eff, pool, hop)
         print(f"  matmul {eff['matmul']:.3f} memory {eff['memory']:.3f}: mean {100 * mean:.2f}% max {100 * worst:.2f}%"
               f"  costs {[round(v * 1e6, 2) for v in x[:3]]} us, moe_multiplier {1 / (1 + x[3]):.3f}", flush=True)
         if best is None or mean + 0.25 * worst < best[0]:
@@ -192,7 +195,9 @@ def main():
     ap.add_argument("--write", action="store_true", help="write the fit into the hardware and engine presets")
     ap.add_argument("--table", action="store_true", help="only print every row at the presets' current values")
     ap.add_argument("--at", help="only fit the engine costs at MATMUL,MEMORY efficiencies and print every row")
+    ap.add_argument("--hop-us", type=float, help="hold collective_hop_us at this measured value (fit the others)")
     args = ap.parse_args()
+    hop = args.hop_us * 1e-6 if args.hop_us is not None else None
     table = rows(args.gpu)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         reqs = list(pool.map(lambda r: requests_of(r, args.gpu, args.waves), table))
@@ -202,14 +207,14 @@ def main():
             mean, worst, e = errors(sims, published)
         elif args.at:
             mm, mem = (float(v) for v in args.at.split(","))
-            mean, worst, x, sims, e = evaluate(table, args.gpu, reqs, {"matmul": mm, "memory": mem}, pool)
+            mean, worst, x, sims, e = evaluate(table, args.gpu, reqs, {"matmul": mm, "memory": mem}, pool, hop)
             print("costs " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +
                   f", moe_multiplier {1 / (1 + x[3]):.4f}")
             if args.write:
                 write(args.gpu, {"matmul": mm, "memory": mem}, x)
         else:
             grid = [(mm / 100, mem / 100) for mm in range(60, 81, 10) for mem in range(80, 91, 5)]
-            _, eff, x, sims, e, mean, worst = search(table, args.gpu, reqs, pool, grid)
+            _, eff, x, sims, e, mean, worst = search(table, args.gpu, reqs, pool, grid, hop)
             print(f"{PRESETS[args.gpu]}: serving_matmul_efficiency {eff['matmul']}, serving_memory_efficiency "
                   f"{eff['memory']}, " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +
                   f", moe_multiplier {1 / (1 + x[3]):.4f}")
