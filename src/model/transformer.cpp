@@ -36,6 +36,7 @@ LayerShape LayerShape::from(const scenario::Scenario& sc) {
   x.fp8.high = x.precision;
   x.fp8.weight_share = 1.0 / std::max(1, sc.training.micro_batches_per_pipeline(sc.parallelism.dp));
   x.fused_attention = sc.training.attention == "flash";
+  x.dropout = sc.model.dropout;
   return x;
 }
 
@@ -49,11 +50,12 @@ Kernel elementwise(const std::string& name, Category c, double bytes) { return K
 
 namespace {
 struct LayerDims {
-  double T, d, e, heads, kv_heads, sp, ffn_in;
+  double T, d, e, heads, kv_heads, sp, ffn_in, mask;
   explicit LayerDims(const LayerShape& x)
       : T(x.b * x.s), d(x.d), e(x.bytes_per_element()), heads(x.a / x.t), kv_heads(x.kv >= x.t ? x.kv / x.t : 1),
         sp(x.sequence_parallel ? x.t : 1),  // norms and dropouts run on T/t tokens with SP
-        ffn_in(x.swiglu ? 2 * x.f / x.t : x.f / x.t) {}
+        ffn_in(x.swiglu ? 2 * x.f / x.t : x.f / x.t),
+        mask(x.dropout ? 1 : 0) {}  // bytes per element of a dropout mask
 };
 
 /// Megatron's unfused attention core: scores GEMM, softmax, dropout, attention over V (all s^2 tensors in HBM).
@@ -66,7 +68,7 @@ std::vector<Kernel> attention_forward(const LayerShape& x) {
   out = concat(out, linear("qkv", x, y.T, (y.heads + 2 * y.kv_heads) * y.d, x.h));
   out = concat(out, x.fused_attention ? std::vector<Kernel>{fused_attention_forward(x)} : unfused_attention_core(x));
   out = concat(out, linear("attn_proj", x, y.T, x.h, y.heads * y.d));
-  out.push_back(elementwise("attn_dropout_add", Category::Elementwise, (3 * y.e + 1) * y.T * x.h / y.sp));
+  out.push_back(elementwise("attn_dropout_add", Category::Elementwise, (3 * y.e + y.mask) * y.T * x.h / y.sp));
   return out;
 }
 
@@ -74,12 +76,11 @@ namespace {
 std::vector<Kernel> unfused_attention_core(const LayerShape& x) {
   const LayerDims y(x);
   const double scores = x.b * y.heads * x.s * x.s;  // attention-matrix elements on this rank
-  return {
-      gemm("attn_scores", Category::Attention, x.b * y.heads, x.s, x.s, y.d, x.precision),
-      elementwise("softmax", Category::Attention, 2 * y.e * scores),
-      elementwise("attn_dropout", Category::Attention, (2 * y.e + 1) * scores),
-      gemm("attn_over_v", Category::Attention, x.b * y.heads, x.s, y.d, x.s, x.precision),
-  };
+  std::vector<Kernel> out = {gemm("attn_scores", Category::Attention, x.b * y.heads, x.s, x.s, y.d, x.precision),
+                             elementwise("softmax", Category::Attention, 2 * y.e * scores)};
+  if (x.dropout) out.push_back(elementwise("attn_dropout", Category::Attention, (2 * y.e + 1) * scores));
+  out.push_back(gemm("attn_over_v", Category::Attention, x.b * y.heads, x.s, y.d, x.s, x.precision));
+  return out;
 }
 }  // namespace
 
@@ -89,7 +90,7 @@ std::vector<Kernel> mlp_forward(const LayerShape& x) {
   out = concat(out, linear("ffn_up", x, y.T, y.ffn_in, x.h));
   out.push_back(elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (y.ffn_in + x.f / x.t) * y.e * y.T));
   out = concat(out, linear("ffn_down", x, y.T, x.h, x.f / x.t));
-  out.push_back(elementwise("mlp_dropout_add", Category::Elementwise, (3 * y.e + 1) * y.T * x.h / y.sp));
+  out.push_back(elementwise("mlp_dropout_add", Category::Elementwise, (3 * y.e + y.mask) * y.T * x.h / y.sp));
   return out;
 }
 

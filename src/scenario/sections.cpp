@@ -190,6 +190,9 @@ FieldList model_fields() {
       Field::integer("max_seq_len", "longest trained sequence").at_least(1).at_most(100000000),
       Field::choice("activation", {"gelu", "swiglu"}, "FFN activation (swiglu has three FFN GEMMs)").with_default("gelu"),
       Field::choice("norm", {"layernorm", "rmsnorm"}, "normalisation").with_default("layernorm"),
+      Field::boolean("dropout", "hidden and attention dropout (Megatron-LM's default 0.1: a 1-byte mask per element is "
+                                "written and kept); false for models trained without it (Llama, Mistral, Qwen, ...)")
+          .with_default(true),
       Field::choice("position", {"learned", "rope"}, "position encoding").with_default("learned"),
       Field::boolean("tied_embeddings", "input embedding shared with the output layer").with_default(true),
       Field::number("params_B", "billions", "published parameter count (informative)").at_least(0).with_default(0),

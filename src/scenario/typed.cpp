@@ -275,6 +275,7 @@ Scenario to_typed(const json& raw) {
   md.max_seq_len = m["max_seq_len"];
   md.activation = m["activation"];
   md.norm = m["norm"];
+  md.dropout = m["dropout"];
   md.position = m["position"];
   md.tied_embeddings = m["tied_embeddings"];
   md.params_b = m["params_B"];

@@ -11,6 +11,19 @@ double local_seq(const scenario::Scenario& s) { return double(s.training.seq_len
 /// s*b*h of one rank's micro-batch.
 double local_sbh(const scenario::Scenario& s) { return local_seq(s) * s.training.micro_batch * s.model.hidden; }
 
+/// The model's shape as multiples of h: the attention output width a d / h (1 when head_dim is auto), the key
+/// and value width per rank, the FFN width f / h, and the FFN intermediates kept per f-wide element (GeLU: its
+/// input and output, 2 + 2 bytes; SwiGLU: gate and up outputs and their product, 2 + 2 + 2 bytes).
+struct Widths {
+  double attention, kv, ffn, ffn_kept;
+};
+Widths widths(const scenario::Scenario& s) {
+  const auto& m = s.model;
+  const double h = m.hidden, t = s.parallelism.tp, kv_per_rank = m.kv_heads >= t ? m.kv_heads / t : 1;
+  return {m.heads * double(m.head_dim) / h, kv_per_rank * t * m.head_dim / h, m.ffn_hidden / h,
+          m.activation == "swiglu" ? 6.0 : 4.0};
+}
+
 /// Bytes an FP8 recipe saves per layer: the inputs of its GEMMs kept in FP8 instead of 2 bytes.
 struct Fp8Saving {
   double attention = 0, mlp = 0;
@@ -22,7 +35,8 @@ Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
   const double sbh = local_sbh(s), t = s.parallelism.tp;
   const double norm_side = s.parallelism.sequence_parallel ? t : 1;  // QKV and FC1 inputs: split by SP only
   const double per_element = 2 - model::bytes_per_element(f.gemm_precision());
-  return {per_element * (sbh / norm_side + sbh / t), per_element * (sbh / norm_side + 4 * sbh / t)};
+  const Widths w = widths(s);
+  return {per_element * (sbh / norm_side + w.attention * sbh / t), per_element * (sbh / norm_side + w.ffn * sbh / t)};
 }
 
 }  // namespace
@@ -31,9 +45,13 @@ double layer_activation_bytes(const scenario::Scenario& s, const std::string& re
   const double sbh = local_sbh(s);
   const double t = s.parallelism.tp, a = s.model.heads, h = s.model.hidden, seq = local_seq(s);
   const bool sp = s.parallelism.sequence_parallel, fused = s.training.attention == "flash";
-  const double attention = 5 * a * seq / (h * t);
+  const double mask = s.model.dropout ? 1 : 0;
+  const double attention = (2 + 3 * mask) * a * seq / (h * t);  // softmax output (+ dropout mask and output)
   if (recompute == "full") return 2 * sbh / (sp ? t : 1);
-  const double base = sp ? 34 / t : 10 + 24 / t;
+  const Widths w = widths(s);
+  const double norm_side = 8 + 2 * mask;  // QKV and FC1 inputs, the two norms' inputs, the two dropout masks
+  const double tp_side = 4 * w.attention + 4 * w.kv + w.ffn_kept * w.ffn;  // Q and projection input, K and V, FFN
+  const double base = sp ? (norm_side + tp_side) / t : norm_side + tp_side / t;
   const Fp8Saving fp8 = fp8_activation_saving(s);
   const double logsumexp = fused ? 4.0 * s.training.micro_batch * a * seq / t : 0;  // one fp32 per query row
   return sbh * (base + (recompute == "selective" || fused ? 0 : attention)) + logsumexp - fp8.attention - fp8.mlp;
@@ -45,9 +63,10 @@ double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string
   const auto& moe = s.model.moe;
   const double sbh = local_sbh(s), t = s.parallelism.tp;
   const double input = s.parallelism.sequence_parallel ? 2 * sbh / t : 2 * sbh;  // one copy of the MLP input
-  const double ffn = 16 * sbh / t;                                                // two b*s*4h intermediates
-  const double experts = double(moe.top_k + moe.shared_experts) * moe.expert_ffn_hidden / (4.0 * s.model.hidden);
-  return dense - input - ffn + moe.top_k * input + ffn * experts;
+  const Widths w = widths(s);
+  const double ffn = w.ffn_kept * w.ffn * sbh / t;  // the dense MLP's intermediates
+  const double experts = w.ffn_kept * double(moe.top_k + moe.shared_experts) * moe.expert_ffn_hidden / s.model.hidden * sbh / t;
+  return dense - input - ffn + moe.top_k * input + experts;
 }
 
 double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers, const std::string& recompute) {

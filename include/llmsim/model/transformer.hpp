@@ -58,6 +58,7 @@ struct LayerShape {
   Precision precision = Precision::Bf16;  ///< training.precision (serving.precision for serving)
   Fp8 fp8;                                ///< training.fp8: the FP8 recipe of the weight GEMMs
   bool fused_attention = false;           ///< training.attention "flash"
+  bool dropout = true;                    ///< model.dropout: dropout kernels write a 1-byte mask per element
   bool causal = true;                     ///< decoder-only: the fused kernel skips the masked half
   double bytes_per_element() const { return model::bytes_per_element(precision); }
   static LayerShape from(const scenario::Scenario& sc);

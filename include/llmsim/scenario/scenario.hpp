@@ -94,6 +94,7 @@ struct Model {
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0, vocab = 0, max_seq_len = 0;
   int head_dim = 0;        ///< attention head dimension d (hidden/heads unless the model says otherwise)
   std::string activation;  ///< "gelu" (2 FFN GEMMs) or "swiglu" (3 FFN GEMMs)
+  bool dropout = true;     ///< hidden and attention dropout (1-byte masks written and kept)
   std::string norm;        ///< "layernorm" or "rmsnorm"
   std::string position;    ///< "learned" or "rope"
   bool tied_embeddings = true;
