@@ -11,21 +11,28 @@
 //   gradients  P * g  / (dp with ZeRO-2, 3)   (g = 4: Megatron accumulates bf16 gradients in fp32; else e)
 //   optimizer  P * 12 / (dp with ZeRO-1..3)   (fp32 master weights, Adam m and v; Rajbhandari et al. 2020,
 //                                              Sec. 3.1 and Fig. 1: K = 12)
-//   activations per layer and micro-batch, Korthikanti et al. 2022 Table 2:
-//     none:      s*b*h*(10 + 24/t + 5*a*s/(h*t))      with SP: s*b*h*(34/t + 5*a*s/(h*t))
-//     selective: s*b*h*(10 + 24/t)                    with SP: s*b*h*34/t
+//   activations per layer and micro-batch, Korthikanti et al. 2022 Sec. 4.1 term by term, for the model's own
+//   shapes (their Table 2 is the GPT case: MHA, a 4h GeLU MLP, dropout, where N = 10 and T = 24):
+//     N = 8 + 2m       replicated (split by t only with SP): QKV and FC1 inputs 2+2, two norm inputs 4, two
+//                      dropout masks 1+1 (m = 1 with model.dropout, else 0)
+//     T = 4 a d/h + 4 g d/h + c f/h   per tp rank: Q and the projection input 2+2 (a heads of d), K and V 2+2
+//                      (g = kv heads, at least t), the FFN's kept intermediates (c = 4 GeLU: its input and
+//                      output; c = 6 SwiGLU: gate, up and their product)
+//     none:      s*b*h*(N + T/t + (2+3m)*a*s/(h*t))   with SP: s*b*h*((N+T)/t + (2+3m)*a*s/(h*t))
+//                (softmax output; with dropout also its mask and output)
+//     selective: s*b*h*(N + T/t)                      with SP: s*b*h*(N+T)/t
 //     full:      2*s*b*h (the layer input only)       with SP: 2*s*b*h/t
 //   fused attention (training.attention "flash") keeps no s^2 tensor: the 5*a*s/(h*t) terms go (as with
 //     selective recomputation) and the softmax logsumexp, 4*b*a*s/t bytes (one fp32 per query row and head),
 //     is kept instead (Dao et al. 2022, FlashAttention, Sec. 3.1)
 //   an FP8 recipe keeps the inputs of the FP8 GEMMs in FP8 (l bytes instead of 2): QKV and FC1 inputs sbh
-//     (sbh/t with SP), attention projection input sbh/t, FC2 input 4sbh/t (TE saves the FP8 copy its wgrad
-//     reads); the rest (norm inputs, Q, K, V, GeLU input, masks) stays 16-bit; MoE experts' inputs stay 16-bit
+//     (sbh/t with SP), attention projection input (a d/h) sbh/t, FC2 input (f/h) sbh/t (TE saves the FP8 copy its
+//     wgrad reads); the rest (norm inputs, Q, K, V, GeLU input, masks) stays 16-bit; MoE experts' inputs stay 16-bit
 //   times layers per chunk times the schedule's in-flight (micro-batch, chunk) sets; with full
 //   recomputation one layer's full activations are live while it is recomputed.
-//   A MoE layer (not fully recomputed) replaces the MLP's 2sbh input (sbh/t with SP) and its 16sbh/t of FFN
-//   intermediates (two b*s*4h tensors) by the k permuted token copies, 2k*sbh (2k*sbh/t with SP), and the
-//   intermediates of the tokens' experts, 16sbh/t * (k + shared) * f_e / (4h).
+//   A MoE layer (not fully recomputed) replaces the MLP's 2sbh input (2sbh/t with SP) and its c f/h sbh/t of FFN
+//   intermediates by the k permuted token copies, 2k*sbh (2k*sbh/t with SP), and the intermediates of the
+//   tokens' experts, c (k + shared) f_e/h sbh/t.
 #include "llmsim/scenario/scenario.hpp"
 
 namespace llmsim::workload {
