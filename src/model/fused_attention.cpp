@@ -3,7 +3,7 @@
 namespace llmsim::model {
 
 Kernel fused_attention_forward(const LayerShape& x) {
-  const double heads = x.a / x.t, kv_heads = x.kv >= x.t ? x.kv / x.t : 1, e = x.bytes_per_element();
+  const double heads = x.a / x.t, kv_heads = x.kv_heads_per_rank(), e = x.bytes_per_element();
   const double tokens = x.b * x.s;  // this rank's tokens (its sequence chunk with context parallelism)
   // Ring attention reads its queries against all cp chunks of K and V; Ulysses reads and writes the same
   // elements in head-sharded form (the whole sequence, 1/cp of the heads).

@@ -13,10 +13,9 @@ double InferenceStep::tokens() const {
 
 namespace {
 double heads_per_rank(const LayerShape& x) { return x.a / x.t; }
-double kv_heads_per_rank(const LayerShape& x) { return x.kv >= x.t ? x.kv / x.t : 1; }
 }  // namespace
 
-double kv_bytes_per_token_layer(const LayerShape& x) { return 2 * kv_heads_per_rank(x) * x.d * x.bytes_per_element(); }
+double kv_bytes_per_token_layer(const LayerShape& x) { return 2 * x.kv_heads_per_rank() * x.d * x.bytes_per_element(); }
 
 double active_experts(const InferenceMoe& moe, double tokens) {
   return moe.experts * (1 - std::pow(1 - moe.top_k / moe.experts, tokens));
@@ -43,7 +42,7 @@ std::vector<Kernel> inference_moe_ffn(const LayerShape& x, double T, const Infer
 }
 
 std::vector<Kernel> inference_attention(const LayerShape& x, const InferenceStep& st) {
-  const double e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
+  const double e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = x.kv_heads_per_rank();
   std::vector<Kernel> out;
   for (const auto& c : st.prefill) {
     // Causal attention of q new tokens over c + q keys: FLOPs of QK^T and PV over the visible pairs.
@@ -63,7 +62,7 @@ std::vector<Kernel> inference_attention(const LayerShape& x, const InferenceStep
 }
 
 std::vector<Kernel> inference_token_kernels(const LayerShape& x, double T, const InferenceMoe& moe) {
-  const double e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = kv_heads_per_rank(x);
+  const double e = x.bytes_per_element(), hq = heads_per_rank(x), hkv = x.kv_heads_per_rank();
   const double qkv = (hq + 2 * hkv) * x.d;
   std::vector<Kernel> out = {
       elementwise("input_norm", Category::Elementwise, 2 * e * T * x.h),

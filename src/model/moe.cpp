@@ -34,9 +34,8 @@ std::vector<Kernel> expert_forward(const LayerShape& x, const scenario::Moe& moe
 }
 
 std::vector<Kernel> moe_post_forward(const LayerShape& x, const scenario::Moe& moe) {
-  const double T = x.b * x.s, e = x.bytes_per_element(), sp = x.sequence_parallel ? x.t : 1;
-  return {elementwise("unpermute", Category::Elementwise, 2 * e * T * moe.top_k * x.h),
-          elementwise("mlp_dropout_add", Category::Elementwise, (3 * e + (x.dropout ? 1 : 0)) * T * x.h / sp)};
+  const double T = x.b * x.s, e = x.bytes_per_element();
+  return {elementwise("unpermute", Category::Elementwise, 2 * e * T * moe.top_k * x.h), dropout_add("mlp_dropout_add", x)};
 }
 
 double model_params(const scenario::Model& m) {

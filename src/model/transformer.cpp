@@ -48,14 +48,18 @@ Kernel gemm(const std::string& name, Category c, double batch, double m, double 
 }
 Kernel elementwise(const std::string& name, Category c, double bytes) { return Kernel{name, c, 0, bytes}; }
 
+Kernel dropout_add(const std::string& name, const LayerShape& x) {
+  const double sp = x.sequence_parallel ? x.t : 1, mask = x.dropout ? 1 : 0;
+  return elementwise(name, Category::Elementwise, (3 * x.bytes_per_element() + mask) * x.b * x.s * x.h / sp);
+}
+
 namespace {
 struct LayerDims {
-  double T, d, e, heads, kv_heads, sp, ffn_in, mask;
+  double T, d, e, heads, kv_heads, sp, ffn_in;
   explicit LayerDims(const LayerShape& x)
-      : T(x.b * x.s), d(x.d), e(x.bytes_per_element()), heads(x.a / x.t), kv_heads(x.kv >= x.t ? x.kv / x.t : 1),
+      : T(x.b * x.s), d(x.d), e(x.bytes_per_element()), heads(x.a / x.t), kv_heads(x.kv_heads_per_rank()),
         sp(x.sequence_parallel ? x.t : 1),  // norms and dropouts run on T/t tokens with SP
-        ffn_in(x.swiglu ? 2 * x.f / x.t : x.f / x.t),
-        mask(x.dropout ? 1 : 0) {}  // bytes per element of a dropout mask
+        ffn_in(x.swiglu ? 2 * x.f / x.t : x.f / x.t) {}
 };
 
 /// Megatron's unfused attention core: scores GEMM, softmax, dropout, attention over V (all s^2 tensors in HBM).
@@ -68,7 +72,7 @@ std::vector<Kernel> attention_forward(const LayerShape& x) {
   out = concat(out, linear("qkv", x, y.T, (y.heads + 2 * y.kv_heads) * y.d, x.h));
   out = concat(out, x.fused_attention ? std::vector<Kernel>{fused_attention_forward(x)} : unfused_attention_core(x));
   out = concat(out, linear("attn_proj", x, y.T, x.h, y.heads * y.d));
-  out.push_back(elementwise("attn_dropout_add", Category::Elementwise, (3 * y.e + y.mask) * y.T * x.h / y.sp));
+  out.push_back(dropout_add("attn_dropout_add", x));
   return out;
 }
 
@@ -90,7 +94,7 @@ std::vector<Kernel> mlp_forward(const LayerShape& x) {
   out = concat(out, linear("ffn_up", x, y.T, y.ffn_in, x.h));
   out.push_back(elementwise(x.swiglu ? "swiglu" : "gelu", Category::Elementwise, (y.ffn_in + x.f / x.t) * y.e * y.T));
   out = concat(out, linear("ffn_down", x, y.T, x.h, x.f / x.t));
-  out.push_back(elementwise("mlp_dropout_add", Category::Elementwise, (3 * y.e + y.mask) * y.T * x.h / y.sp));
+  out.push_back(dropout_add("mlp_dropout_add", x));
   return out;
 }
 

@@ -19,7 +19,7 @@ struct ExchangeKind {
 std::vector<ExchangeKind> exchange_kinds(const scenario::Scenario& s) {
   const auto x = model::LayerShape::from(s);
   const double e = x.bytes_per_element(), tokens = x.b * x.s;
-  const double heads = x.a / x.t, kv = x.kv >= x.t ? x.kv / x.t : 1;
+  const double heads = x.a / x.t, kv = x.kv_heads_per_rank();
   std::vector<ExchangeKind> out(static_cast<int>(CpExchange::Count), {"", Kind::AllGather, Algorithm::Ring, 0});
   auto set = [&](CpExchange c, ExchangeKind k) { out[static_cast<int>(c)] = k; };
   if (!x.ulysses) {

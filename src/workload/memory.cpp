@@ -18,10 +18,8 @@ struct Widths {
   double attention, kv, ffn, ffn_kept;
 };
 Widths widths(const scenario::Scenario& s) {
-  const auto& m = s.model;
-  const double h = m.hidden, t = s.parallelism.tp, kv_per_rank = m.kv_heads >= t ? m.kv_heads / t : 1;
-  return {m.heads * double(m.head_dim) / h, kv_per_rank * t * m.head_dim / h, m.ffn_hidden / h,
-          m.activation == "swiglu" ? 6.0 : 4.0};
+  const auto x = model::LayerShape::from(s);
+  return {x.a * x.d / x.h, x.kv_heads_per_rank() * x.t * x.d / x.h, x.f / x.h, x.swiglu ? 6.0 : 4.0};
 }
 
 /// Bytes an FP8 recipe saves per layer: the inputs of its GEMMs kept in FP8 instead of 2 bytes.

@@ -61,6 +61,8 @@ struct LayerShape {
   bool dropout = true;                    ///< model.dropout: dropout kernels write a 1-byte mask per element
   bool causal = true;                     ///< decoder-only: the fused kernel skips the masked half
   double bytes_per_element() const { return model::bytes_per_element(precision); }
+  /// Key/value heads on one tp rank: kv / t, or 1 when there are fewer KV heads than tp ranks (replicated).
+  double kv_heads_per_rank() const { return kv >= t ? kv / t : 1; }
   static LayerShape from(const scenario::Scenario& sc);
 };
 
@@ -92,6 +94,9 @@ std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::st
 std::vector<Kernel> embedding_forward(const LayerShape& x);
 /// Final norm, logits GEMM (vocabulary split over tp) and cross-entropy (last stage), forward and backward.
 std::vector<Kernel> head_forward(const LayerShape& x);
+/// Dropout + residual add after a block on b*s tokens (b*s/t with SP): reads the block output and the residual,
+/// writes the sum (e bytes each) and, with model.dropout, a 1-byte mask per element.
+Kernel dropout_add(const std::string& name, const LayerShape& x);
 
 double total_flops(const std::vector<Kernel>& kernels);
 /// Kernel launches the host issues for `kernels` (the sum of Kernel::launches).
