@@ -37,9 +37,12 @@ double concurrent_time(const ComputeModel& cm, const std::vector<model::Kernel>&
   double t = 0;
   while (x.start(cm) && y.start(cm)) {
     const double phi = std::min({1.0, 1 / (x.now.sm + y.now.sm), 1 / (x.now.hbm + y.now.hbm)});
-    const double dt = std::min(x.left * x.now.time, y.left * y.now.time) / phi;  // until the first of the two ends
-    t += dt;
-    for (Stream* s : {&x, &y}) s->left = std::max(0.0, s->left - dt * phi / s->now.time);
+    // Run until the first of the two kernels ends; that one ends exactly (left = 0), so every pass of the loop
+    // finishes a kernel (subtracting a rounded share could leave a residue too small to ever advance).
+    const double x_alone = x.left * x.now.time, y_alone = y.left * y.now.time, done = std::min(x_alone, y_alone);
+    t += done / phi;
+    x.left = x_alone <= done ? 0 : (x_alone - done) / x.now.time;
+    y.left = y_alone <= done ? 0 : (y_alone - done) / y.now.time;
   }
   return t + x.rest_alone(cm) + y.rest_alone(cm);
 }

@@ -53,7 +53,7 @@ MeCeFoCosts mecefo_costs(const scenario::Scenario& s, int rank, int refresh_step
   };
   const auto att = model::attention_forward(x), head = model::head_forward(x);
   const double T = x.b * x.s, r = rank;
-  double normal = all(head), extra = all(head), refresh = 0, projections = 0;
+  double normal = all(head), cheap = all(head), refresh = 0, projections = 0;
   for (int l = 0; l < s.model.layers; ++l) {
     const FfnMatrices f = ffn_of(s, x, s.model.moe.is_moe_layer(l));
     double lowrank = 0;
@@ -63,12 +63,12 @@ MeCeFoCosts mecefo_costs(const scenario::Scenario& s, int rank, int refresh_step
       projections += m.copies * 4 * m.out * r;
     }
     normal += all(att) + all(f.forward);
-    extra += total_flops(att) + 2 * total_flops(f.forward) + total_flops(model::backward_input(f.forward)) + lowrank;
+    cheap += total_flops(att) + 2 * total_flops(f.forward) + total_flops(model::backward_input(f.forward)) + lowrank;
   }
   const double m = s.training.micro_batches_per_pipeline(s.parallelism.dp);
   MeCeFoCosts c;
   c.normal_step = m * normal;
-  c.extra_step = m * extra + refresh;
+  c.covering_step = 2 * m * cheap + refresh;
   c.extra_memory = s.model.layers * T * x.h * x.bytes_per_element() + projections;
   return c;
 }
