@@ -10,6 +10,7 @@
 #include "llmsim/faults/timeline.hpp"
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/model/moe.hpp"
+#include "llmsim/model/optimizer.hpp"
 #include "llmsim/report/fault_report.hpp"
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/run/child_process.hpp"
@@ -70,8 +71,9 @@ strategy::JobCosts job_costs(const scenario::Scenario& s, const strategy::Traini
   c.nodes = s.cluster.nodes;
   c.group_nodes = std::max(1, s.cluster.nodes / s.parallelism.pp);
   c.tokens_per_iteration = plan.tokens;
-  const double e = model::LayerShape::from(s).bytes_per_element();
-  c.checkpoint_bytes = model::model_params(s.model) * (e + (e < 4 ? 12 : 8));
+  const model::Precision prec = model::LayerShape::from(s).precision;
+  const double e = model::bytes_per_element(prec);
+  c.checkpoint_bytes = model::model_params(s.model) * (e + model::optimizer_state_bytes(s.training.optimizer, prec));
   c.node_bandwidth = s.cluster.nics_per_node * s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
   for (const auto& st : plan.stages) {
     c.worker_memory = std::max(c.worker_memory, st.memory.total());

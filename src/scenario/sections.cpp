@@ -1,6 +1,7 @@
 #include "llmsim/scenario/sections.hpp"
 
 #include "llmsim/collectives/collective.hpp"
+#include "llmsim/model/optimizer.hpp"
 #include "llmsim/model/precision.hpp"
 #include "llmsim/scenario/engine_preset.hpp"
 
@@ -268,6 +269,10 @@ FieldList training_fields() {
           .with_default("unfused"),
       Field::choice("recompute", {"none", "selective", "full"}, "activation recomputation (Korthikanti et al. 2022)")
           .with_default("none"),
+      Field::choice("optimizer", model::optimizer_names(),
+                    "adam (fp32 moments) or plain sgd (no momentum, as FlowMoE's training script); its state and step "
+                    "traffic per parameter: model/optimizer.hpp")
+          .with_default("adam"),
       Field::integer("zero_stage", "ZeRO stage over dp: 1 shards optimizer states (Megatron's distributed optimizer), "
                                    "2 also gradients, 3 also weights (Rajbhandari et al. 2020)")
           .at_least(0).at_most(3).with_default(0),

@@ -191,6 +191,7 @@ void read_training(const json& t, Training& tr) {
   tr.fp8 = t["fp8"];
   tr.attention = t["attention"];
   tr.recompute = t["recompute"];
+  tr.optimizer = t["optimizer"];
   tr.zero_stage = t["zero_stage"];
   tr.overlap_grad_reduce = t["overlap_grad_reduce"];
   tr.grad_reduce_in_fp32 = t["grad_reduce_in_fp32"];

@@ -2,6 +2,7 @@
 
 #include "llmsim/model/fp8.hpp"
 #include "llmsim/model/moe.hpp"
+#include "llmsim/model/optimizer.hpp"
 
 namespace llmsim::workload {
 namespace {
@@ -10,6 +11,8 @@ namespace {
 double local_seq(const scenario::Scenario& s) { return double(s.training.seq_len) / s.parallelism.cp; }
 /// s*b*h of one rank's micro-batch.
 double local_sbh(const scenario::Scenario& s) { return local_seq(s) * s.training.micro_batch * s.model.hidden; }
+/// Korthikanti's coefficients count 2 bytes per kept activation element; an fp32 or tf32 run keeps 4.
+double element_scale(const scenario::Scenario& s) { return model::LayerShape::from(s).bytes_per_element() / 2; }
 
 /// The model's shape as multiples of h: the attention output width a d / h (1 when head_dim is auto), the key
 /// and value width per rank, the FFN width f / h, and the FFN intermediates kept per f-wide element (GeLU: its
@@ -43,12 +46,13 @@ double layer_activation_bytes(const scenario::Scenario& s, const std::string& re
   const double sbh = local_sbh(s);
   const double t = s.parallelism.tp, a = s.model.heads, h = s.model.hidden, seq = local_seq(s);
   const bool sp = s.parallelism.sequence_parallel, fused = s.training.attention == "flash";
-  const double mask = s.model.dropout ? 1 : 0;
-  const double attention = (2 + 3 * mask) * a * seq / (h * t);  // softmax output (+ dropout mask and output)
-  if (recompute == "full") return 2 * sbh / (sp ? t : 1);
+  const double mask = s.model.dropout ? 1 : 0, k = element_scale(s);
+  // softmax output (+ dropout mask, 1 byte, and output)
+  const double attention = (2 * k + (1 + 2 * k) * mask) * a * seq / (h * t);
+  if (recompute == "full") return 2 * k * sbh / (sp ? t : 1);
   const Widths w = widths(s);
-  const double norm_side = 8 + 2 * mask;  // QKV and FC1 inputs, the two norms' inputs, the two dropout masks
-  const double tp_side = 4 * w.attention + 4 * w.kv + w.ffn_kept * w.ffn;  // Q and projection input, K and V, FFN
+  const double norm_side = 8 * k + 2 * mask;  // QKV and FC1 inputs, the two norms' inputs, the two dropout masks
+  const double tp_side = k * (4 * w.attention + 4 * w.kv + w.ffn_kept * w.ffn);  // Q and projection input, K, V, FFN
   const double base = sp ? (norm_side + tp_side) / t : norm_side + tp_side / t;
   const Fp8Saving fp8 = fp8_activation_saving(s);
   const double logsumexp = fused ? 4.0 * s.training.micro_batch * a * seq / t : 0;  // one fp32 per query row
@@ -59,7 +63,7 @@ double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string
   const double dense = layer_activation_bytes(s, recompute) + fp8_activation_saving(s).mlp;  // experts: 2 bytes
   if (recompute == "full") return layer_activation_bytes(s, recompute);  // only the layer input is kept
   const auto& moe = s.model.moe;
-  const double sbh = local_sbh(s), t = s.parallelism.tp;
+  const double sbh = element_scale(s) * local_sbh(s), t = s.parallelism.tp;  // 2-byte units scaled to e bytes
   const double input = s.parallelism.sequence_parallel ? 2 * sbh / t : 2 * sbh;  // one copy of the MLP input
   const Widths w = widths(s);
   const double ffn = w.ffn_kept * w.ffn * sbh / t;  // the dense MLP's intermediates
@@ -97,7 +101,7 @@ MemoryBreakdown state_memory(const scenario::Scenario& s, double params) {
   const double dp = s.parallelism.dp_cp();
   m.weights = params * e / (z >= 3 ? dp : 1);
   m.gradients = params * model::gradient_bytes_per_param(prec, s.training.grad_reduce_in_fp32) / (z >= 2 ? dp : 1);
-  m.optimizer = params * 12 / (z >= 1 ? dp : 1);
+  m.optimizer = params * model::optimizer_state_bytes(s.training.optimizer, prec) / (z >= 1 ? dp : 1);
   return m;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "llmsim/hardware/power_model.hpp"
+#include "llmsim/model/optimizer.hpp"
 #include "llmsim/model/transformer.hpp"
 #include "llmsim/platform/topology.hpp"
 #include "llmsim/util/error.hpp"
@@ -147,8 +148,8 @@ void add_tied_embedding(TrainingPlan& plan, const scenario::Scenario& s) {
   }
 }
 
-/// What stage `stage` holds and does: parameters, memory, order, the optimizer step (Adam reads/writes fp32
-/// master, m, v and gradients and writes the weights, about 16 + 12 + e bytes per parameter of its shard) and
+/// What stage `stage` holds and does: parameters, memory, order, the optimizer step (model::optimizer_step_bytes
+/// per parameter of its shard: Adam 28 + e for 16-bit training) and
 /// the gradient-sync hook's collectives.
 StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hardware::ComputeModel& cm,
                      const strategy::PipelineSchedule& schedule, const GradientSync& sync, int stage, int dp_group,
@@ -178,7 +179,8 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
 
   ComputeCost opt{"optimizer", 0, {}, 0};
   opt.duration = opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
-      cm.memory_time(sync.optimizer_params(sp.params) * (28 + model::LayerShape::from(s).bytes_per_element()));
+      cm.memory_time(sync.optimizer_params(sp.params) *
+                     model::optimizer_step_bytes(s.training.optimizer, model::LayerShape::from(s).precision));
   opt.dynamic_energy = hardware::memory_bound_energy(cm, opt.duration);
   sp.optimizer_cost = static_cast<int>(plan.workload.costs.size());
   plan.workload.costs.push_back(opt);

@@ -44,6 +44,16 @@ TEST(MemoryModel, ActivationsPerLayerOfGpt3_175bMatchKorthikantiTable2) {
   EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(sp, "none"), sbh * (34.0 / 8 + 5.0 * 96 * 2048 / (12288 * 8)));
 }
 
+TEST(MemoryModel, Fp32ActivationsKeepFourBytesPerElementButOneBytePerDropoutMask) {
+  // Korthikanti's Table 2 terms with every 16-bit tensor at 4 bytes: N = 4 x 4 + 2 masks = 18, T = 2 x 24 = 48,
+  // attention (4 softmax + 1 mask + 4 dropout output) a s / (h t). GPT-3 175B shape, s = 2048, t = 8.
+  const double sbh = 2048.0 * 12288;
+  const auto s = test::shipped("scenarios/default.json", {"model=gpt3-175b", "parallelism.tp=8", "parallelism.pp=2",
+                                                          "training.seq_len=2048", "training.precision=fp32"});
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(s, "none"), sbh * (18 + 48.0 / 8 + 9.0 * 96 * 2048 / (12288 * 8)));
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(s, "full"), 4 * sbh);
+}
+
 TEST(MemoryModel, MoeLayerActivationsFollowTheRoutedTokens) {
   // Mixtral's shape (h 4096, 32 heads of 128, 8 KV heads, SwiGLU, top-2, f = f_e = 14336 = 3.5h, no dropout),
   // s = 4096, b = 1, tp 2, selective recomputation. Dense layer: replicated QKV and FC1 inputs and two norm inputs,

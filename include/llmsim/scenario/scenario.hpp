@@ -130,6 +130,7 @@ struct Training {
   std::string fp8 = "none";        ///< FP8 recipe of the weight GEMMs: none | fp8-delayed | fp8-cs | mxfp8 | nvfp4
   std::string attention = "unfused";  ///< unfused (Megatron 2021-22) | flash (model/fused_attention.hpp)
   std::string recompute = "none";  ///< none | selective | full
+  std::string optimizer = "adam";  ///< adam | sgd (model/optimizer.hpp)
   int zero_stage = 0;  ///< 0: none; 1: optimizer states, 2: + gradients, 3: + weights sharded over dp
   bool overlap_grad_reduce = true;     ///< dp all-reduce of a bucket starts as soon as its gradients are final
   bool grad_reduce_in_fp32 = true;     ///< bf16 gradients kept and reduced in fp32 (model/precision.hpp)

@@ -9,8 +9,9 @@
 //                (column-wise copies), 2 l bytes per linear-layer parameter (model/fp8.hpp; Megatron with TE
 //                keeps the bf16 parameters, fp32 main gradients and fp32 Adam states as without FP8)
 //   gradients  P * g  / (dp with ZeRO-2, 3)   (g = 4: Megatron accumulates bf16 gradients in fp32; else e)
-//   optimizer  P * 12 / (dp with ZeRO-1..3)   (fp32 master weights, Adam m and v; Rajbhandari et al. 2020,
-//                                              Sec. 3.1 and Fig. 1: K = 12)
+//   optimizer  P * K / (dp with ZeRO-1..3)    (K = model::optimizer_state_bytes: Adam's m and v + fp32 master
+//                                              weights for 16-bit training, K = 12 as in Rajbhandari et al. 2020,
+//                                              Sec. 3.1; 8 for fp32 Adam; 4 / 0 for plain SGD)
 //   activations per layer and micro-batch, Korthikanti et al. 2022 Sec. 4.1 term by term, for the model's own
 //   shapes (their Table 2 is the GPT case: MHA, a 4h GeLU MLP, dropout, where N = 10 and T = 24):
 //     N = 8 + 2m       replicated (split by t only with SP): QKV and FC1 inputs 2+2, two norm inputs 4, two
@@ -28,6 +29,8 @@
 //   an FP8 recipe keeps the inputs of the FP8 GEMMs in FP8 (l bytes instead of 2): QKV and FC1 inputs sbh
 //     (sbh/t with SP), attention projection input (a d/h) sbh/t, FC2 input (f/h) sbh/t (TE saves the FP8 copy its
 //     wgrad reads); the rest (norm inputs, Q, K, V, GeLU input, masks) stays 16-bit; MoE experts' inputs stay 16-bit
+//   Every kept tensor above counts 2 bytes per element (16-bit training); an fp32 or tf32 run keeps e = 4: all
+//     terms but the 1-byte dropout masks and the fp32 logsumexp scale by e / 2.
 //   times layers per chunk times the schedule's in-flight (micro-batch, chunk) sets; with full
 //   recomputation one layer's full activations are live while it is recomputed.
 //   A MoE layer (not fully recomputed) replaces the MLP's 2sbh input (2sbh/t with SP) and its c f/h sbh/t of FFN
