@@ -23,6 +23,7 @@
 #include "llmsim/report/serving_report.hpp"
 #include "llmsim/serving/router.hpp"
 #include "llmsim/serving/scheduler.hpp"
+#include "llmsim/serving/scheduler.hpp"
 #include "llmsim/serving/step_model.hpp"
 #include "llmsim/serving/workload.hpp"
 #include "llmsim/scenario/families.hpp"
@@ -75,6 +76,23 @@ std::pair<int, int> prefill_batch(const std::string& text) {
   if (n < 1 || n > (1L << 24) || p < 1 || p > (1L << 16)) throw bad();
   return {static_cast<int>(n), static_cast<int>(p)};
 }
+
+
+/// A step over `sequences` sequences of `tokens` tokens each (prompts; or contexts, each with the token it decodes)
+/// must fit the model's context and the replica's KV blocks (serving/kv_cache.hpp), as a run's admission requires.
+void check_step_fits(const scenario::Scenario& s, const std::string& option, long tokens, long sequences, bool decoding) {
+  const long held = tokens + (decoding ? 1 : 0), limit = s.model.max_seq_len;
+  if (held > limit)
+    throw ScenarioError(option, std::to_string(tokens) + (decoding ? " tokens of context and the one decoded" : " tokens") +
+                                    " exceed model.max_seq_len " + std::to_string(limit) + " (at most " +
+                                    std::to_string(limit - (decoding ? 1 : 0)) + ")");
+  const serving::KvGeometry kv = serving::replica_kv(s);
+  const long blocks = sequences * ((held + kv.block_size - 1) / kv.block_size);
+  if (blocks > kv.blocks)
+    throw ScenarioError(option, std::to_string(sequences) + " sequences of " + std::to_string(held) + " tokens need " +
+                                    std::to_string(blocks) + " KV blocks; the replica holds " + std::to_string(kv.blocks) +
+                                    " (of " + std::to_string(kv.block_size) + " tokens)");
+}
 }  // namespace
 
 int step_time_command(const StepTimeOptions& o, std::ostream& out) {
@@ -84,9 +102,11 @@ int step_time_command(const StepTimeOptions& o, std::ostream& out) {
   const serving::StepModel m(s);
   double t = 0;
   if (o.prefill.empty()) {
+    check_step_fits(s, "--context", o.context, o.decode, true);
     t = m.decode_time(o.decode, o.context);
   } else {
     const auto [tokens, prompts] = prefill_batch(o.prefill);
+    check_step_fits(s, "--prefill", tokens, prompts, false);
     t = m.prefill_time(tokens, prompts);
   }
   out << nlohmann::json{{"time_ms", 1e3 * t}}.dump() << "\n";

@@ -94,12 +94,12 @@ strategy::JobCosts job_costs(const scenario::Scenario& s, const strategy::Traini
 
 }  // namespace
 
-double timeline_work(const scenario::Scenario& s) {
+TimelineWork timeline_work(const scenario::Scenario& s) {
   const auto [failures, mtbf] = faults::failures_of(s);
   const auto strategies = strategy::build_training_strategies(s);
   const double interval = strategies.fault_tolerance->checkpoint_interval(job_costs(s, strategies), mtbf);
   const double checkpoints = interval > 0 ? s.faults.horizon / interval : 0;
-  return (3.0 * static_cast<double>(failures.size()) + checkpoints) * s.cluster.nodes;
+  return {3.0 * static_cast<double>(failures.size()) * s.cluster.nodes, checkpoints * s.cluster.nodes};
 }
 
 nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_dir) {

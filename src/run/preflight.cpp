@@ -30,13 +30,16 @@ void check_network_model(const scenario::Scenario& s) {
 
 /// The fault timeline's node-steps within limits::kMaxTimelineNodeSteps.
 void check_timeline(const scenario::Scenario& s) {
-  const double work = timeline_work(s);
-  if (work <= limits::kMaxTimelineNodeSteps) return;
-  char what[200];
+  const TimelineWork work = timeline_work(s);
+  if (work.total() <= limits::kMaxTimelineNodeSteps) return;
+  // Name what makes most of the work: the checkpoints (their interval) or the failures (the horizon).
+  const bool checkpoints = work.checkpoint_steps > work.failure_steps;
+  char what[240];
   std::snprintf(what, sizeof what, "the failure timeline would be about %.2g node-steps (failures, repairs and "
-                "checkpoints times %d nodes; at most %.0f); lower faults.horizon_h", work, s.cluster.nodes,
-                limits::kMaxTimelineNodeSteps);
-  throw ScenarioError("/faults/horizon_h", what);
+                "checkpoints times %d nodes; at most %.0f); %s", work.total(), s.cluster.nodes,
+                limits::kMaxTimelineNodeSteps,
+                checkpoints ? "checkpoint less often or lower faults.horizon_h" : "lower faults.horizon_h");
+  throw ScenarioError(checkpoints ? "/strategies/fault_tolerance/interval_h" : "/faults/horizon_h", what);
 }
 
 void check_training(const scenario::Scenario& s, Preflight& p) {

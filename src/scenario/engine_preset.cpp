@@ -22,6 +22,7 @@ std::string joined(const std::vector<std::string>& v) {
 json& engine_choice(json& serving) {
   json& e = serving["engine"];
   if (e.is_null()) e = json{{"name", kDefaultEngine}};
+  if (e.is_string()) e = json{{"name", e.get<std::string>()}};  // a bare name, as the reference documents
   if (e.is_object() && !e.contains("name")) e["name"] = kDefaultEngine;
   if (e.is_object() && !e["name"].is_string())
     throw ScenarioError("/serving/engine/name", "expected an engine name (a string; one of: " +

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::scenario {
 
@@ -108,6 +109,11 @@ class StrictBuilder {
     return true;
   }
   bool open(json container) {
+    if (stack_.size() >= static_cast<size_t>(limits::kMaxJsonDepth)) {
+      problem = "objects and arrays nest deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels at " +
+                here() + " (at most " + std::to_string(limits::kMaxJsonDepth) + ")";
+      return false;
+    }
     const std::string token = stack_.empty() ? "" : stack_.back()->is_array() ? std::to_string(stack_.back()->size())
                                                                                : pointer_token(key_);
     json* slot = place(std::move(container));

@@ -375,10 +375,30 @@ void check_serving(const Scenario& s) {
   if (s.model.moe.shared_experts > 0 || s.model.moe.capacity_factor > 0)
     throw ScenarioError("/model/moe", "serving models routed experts split over tp only (shared_experts 0, "
                                       "capacity_factor 0: dropless)");
+  if (sv.workload.name == "offline" && sv.rate_scale != 1)
+    throw ScenarioError("/serving/rate_scale", "the offline workload has no arrival rate to scale (all its requests "
+                                               "arrive at time 0): 1 only");
+  if (sv.workload.name == "offline" && sv.capacity_search)
+    throw ScenarioError("/serving/capacity_search/enabled", "the offline workload has no arrival rate to search "
+                                                            "(all its requests arrive at time 0): false only");
   if (sv.trace_to > 0 && sv.trace_to <= sv.trace_from)
     throw ScenarioError("/serving/trace_to_s", "the trace window ends at " + json(sv.trace_to).dump() +
                                                    " s, not after its start (trace_from_s " +
                                                    json(sv.trace_from).dump() + " s); 0 = no end");
+}
+/// A dense model has no experts: expert parallelism and the MoE strategy families would be ignored, so a value
+/// other than their defaults is an error.
+void check_dense_model(const Scenario& s) {
+  if (s.parallelism.ep > 1)
+    throw ScenarioError("/parallelism/ep", "ep " + str(s.parallelism.ep) + " needs a MoE model (model.moe.experts > 0)");
+  const std::vector<std::tuple<std::string, std::string, std::string>> families = {
+      {"/strategies/moe_pipeline", s.strategies.moe_pipeline.name, "vanilla-ep"},
+      {"/strategies/expert_placement", s.strategies.expert_placement.name, "contiguous"},
+      {"/routing", s.routing.name, "uniform"}};
+  for (const auto& [path, name, plain] : families)
+    if (!name.empty() && name != plain)  // empty: a serving scenario, which has no training strategies
+      throw ScenarioError(path, "\"" + name + "\" acts on MoE layers, and model " + s.model.name +
+                                    " has none (model.moe.experts 0): \"" + plain + "\" only");
 }
 }  // namespace
 
@@ -449,8 +469,8 @@ void check_cross_fields(const Scenario& s) {
     if (moe.first_dense_layers >= m.layers)
       throw ScenarioError("/model/moe/first_dense_layers", str(moe.first_dense_layers) + " dense layers leave no MoE layer in " +
                                                                str(m.layers));
-  } else if (p.ep > 1) {
-    throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " needs a MoE model (model.moe.experts > 0)");
+  } else {
+    check_dense_model(s);
   }
   if (!chiplet && p.dp % p.ep != 0)
     throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " must divide dp " + str(p.dp) +

@@ -90,7 +90,8 @@ LLMSIM_REGISTER(WorkloadSource, "azure-trace",
                 (scenario::FieldList{
                     scenario::Field::string("trace", "\"code\" (8,819 requests, 2.57 req/s), \"conversation\" "
                                                      "(19,366 requests, 5.53 req/s), or a CSV path with the columns " +
-                                                         kColumns + ", relative to the scenario file"),
+                                                         kColumns + ", relative to the scenario file; a row with GeneratedTokens 0 is served as "
+                                                         "1 token (the prefill emits the first)"),
                     scenario::Field::number("start_s", "s", "replay from this time of the trace (from its first "
                                                              "request); arrivals shifted earlier by it")
                         .at_least(0)

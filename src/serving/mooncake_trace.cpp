@@ -9,6 +9,7 @@
 #include <climits>
 
 #include "limited_source.hpp"
+#include "llmsim/scenario/json_text.hpp"
 #include "llmsim/util/error.hpp"
 #include "trace_file.hpp"
 
@@ -29,9 +30,9 @@ long long integer(const TraceFile& in, const nlohmann::json& j, const std::strin
 Request read_line(const TraceFile& in, int block_tokens) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in.line());
-  } catch (const nlohmann::json::parse_error& e) {
-    in.fail(std::string("not a JSON object: ") + e.what());
+    j = scenario::parse_json_text(in.line(), "the line");
+  } catch (const ScenarioError& e) {
+    in.fail(e.what());
   }
   if (!j.is_object()) in.fail("expected a JSON object with timestamp, input_length, output_length and hash_ids");
   for (const auto& key : kKeys)
@@ -77,7 +78,8 @@ LLMSIM_REGISTER(WorkloadSource, "mooncake",
                 "replay of a Mooncake-style JSONL trace (FAST 2025): arrivals, lengths and prefix block hashes",
                 (scenario::FieldList{
                     scenario::Field::string("file", "JSONL trace (timestamp [ms], input_length, output_length, "
-                                                    "hash_ids per line), relative to the scenario file"),
+                                                    "hash_ids per line), relative to the scenario file; an output_length "
+                                                    "of 0 is served as 1 token (the prefill emits the first)"),
                     scenario::Field::integer("block_tokens", "prompt tokens per hash_ids entry (Mooncake: 512)")
                         .at_least(1)
                         .with_default(512)}),

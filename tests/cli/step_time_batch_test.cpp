@@ -2,6 +2,7 @@
 // (issue 17): the same step the serving simulation prices for such a batch, and one-line errors otherwise.
 #include "../support/cli.hpp"
 #include "../support/scenarios.hpp"
+#include "llmsim/serving/scheduler.hpp"
 #include "llmsim/serving/step_model.hpp"
 
 namespace {
@@ -36,6 +37,27 @@ TEST_F(StepTimeCli, MalformedBatchesAreOneLineErrors) {
   for (const std::string bad : {"0", "512x", "x8", "512x0", "5x5x5", "-3", "99999999999"})
     expect_input_error(run("step-time '" + source(kScenario) + "' --prefill " + bad),
                        "--prefill: \"" + bad + "\" is not TOKENS or TOKENSxPROMPTS");
+}
+
+TEST_F(StepTimeCli, StepsBeyondTheContextOrTheKvCacheAreOneLineErrors) {
+  // Llama 2's context is 4096 tokens: a 4096-token prompt fits, 4097 do not; a decode step on 4095 tokens of
+  // context writes the 4096th, on 4096 it would write a 4097th.
+  const std::string cmd = "step-time '" + source(kScenario) + "' ";
+  EXPECT_EQ(run(cmd + "--prefill 4096").code, 0);
+  expect_input_error(run(cmd + "--prefill 4097"), "--prefill: 4097 tokens exceed model.max_seq_len 4096 (at most 4096)");
+  EXPECT_EQ(run(cmd + "--decode 1 --context 4095").code, 0);
+  expect_input_error(run(cmd + "--decode 1 --context 4096"),
+                     "--context: 4096 tokens of context and the one decoded exceed model.max_seq_len 4096");
+  // As many 4096-token prompts as the replica's KV blocks hold, and one more.
+  const auto kv = llmsim::serving::replica_kv(shipped(kScenario));
+  const long per_prompt = (4096 + kv.block_size - 1) / kv.block_size, most = kv.blocks / per_prompt;
+  ASSERT_GT(most, 0);
+  ASSERT_LT(most, 65536);
+  EXPECT_EQ(run(cmd + "--prefill 4096x" + std::to_string(most)).code, 0);
+  expect_input_error(run(cmd + "--prefill 4096x" + std::to_string(most + 1)),
+                     "--prefill: " + std::to_string(most + 1) + " sequences of 4096 tokens need " +
+                         std::to_string((most + 1) * per_prompt) + " KV blocks; the replica holds " +
+                         std::to_string(kv.blocks));
 }
 
 }  // namespace

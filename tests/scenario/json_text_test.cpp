@@ -57,6 +57,17 @@ TEST(JsonText, SyntaxErrorsKeepTheirPosition) {
       << error_of("{\"a\": 1,\n  }");
 }
 
+TEST(JsonText, NestingIsBoundedBeforeAnyRecursiveReaderSeesIt) {
+  // 64 levels read; the 65th container is refused with its pointer (the first element of 64 nested arrays).
+  EXPECT_EQ(parse_json_text(std::string(64, '[') + std::string(64, ']'), "f.json").size(), 1u);
+  std::string pointer;
+  for (int i = 0; i < 64; ++i) pointer += "/0";
+  EXPECT_EQ(error_of(std::string(65, '[') + std::string(65, ']')),
+            "f.json: objects and arrays nest deeper than 64 levels at " + pointer + " (at most 64)");
+  EXPECT_NE(error_of(std::string(100000, '[') + std::string(100000, ']')).find("deeper than 64"), std::string::npos);
+  EXPECT_NE(error_of(R"({"a": )" + std::string(30000, '[')).find("deeper than 64"), std::string::npos);
+}
+
 TEST(JsonText, FindNullGivesThePointer) {
   EXPECT_EQ(find_null(json::parse(R"({"a": {"b": [1, {"c~d": null}]}})")), "/a/b/1/c~0d");
   EXPECT_EQ(find_null(json::parse(R"({"a": [1, 2], "b": false})")), "");

@@ -359,6 +359,42 @@ TEST(LoaderError, SeqLenAboveModelMax) {
   EXPECT_EQ(e.path(), "/training/seq_len");
 }
 
+TEST(LoaderError, MoeFamiliesOnADenseModelNameTheirPath) {
+  // default.json's GPT has no experts: a MoE pipeline, placement or routing would be ignored, so each is an error.
+  const std::vector<std::pair<std::string, json>> cases = {
+      {"/strategies/moe_pipeline", json{{"strategies", {{"moe_pipeline", {{"name", "tutel"}, {"chunks", 4}}}}}}},
+      {"/strategies/expert_placement", json{{"strategies", {{"expert_placement", "mozart"}}}}},
+      {"/routing", json{{"routing", "zipf"}}}};
+  for (const auto& [path, patch] : cases) {
+    json raw = default_json();
+    raw.merge_patch(patch);
+    const auto e = resolve_error(raw);
+    EXPECT_EQ(e.path(), path);
+    EXPECT_TRUE(contains(e.what(), "acts on MoE layers")) << e.what();
+  }
+  json plain = default_json();  // the defaults, written out, are fine
+  plain.merge_patch(json{{"strategies", {{"moe_pipeline", "vanilla-ep"}}}, {"routing", "uniform"}});
+  EXPECT_NO_THROW(sc::resolve(plain));
+}
+
+TEST(LoaderError, OfflineWorkloadHasNoRateToScaleOrSearch) {
+  const std::string offline = "scenarios/serving/llama3.1-8b-h100-offline.json";
+  EXPECT_EQ(llmsim::test::error_of([&] { llmsim::test::shipped(offline, {"serving.rate_scale=2"}); }).path(),
+            "/serving/rate_scale");
+  EXPECT_EQ(llmsim::test::error_of([&] {
+              llmsim::test::shipped(offline, {"serving.capacity_search.enabled=true"});
+            }).path(),
+            "/serving/capacity_search/enabled");
+}
+
+TEST(LoaderPreset, EngineByBareName) {
+  const std::string offline = "scenarios/serving/llama3.1-8b-h100-offline.json";
+  const auto named = llmsim::test::shipped(offline, {"serving.engine=vllm-2023"});
+  const auto object = llmsim::test::shipped(offline, {"serving.engine={\"name\": \"vllm-2023\"}"});
+  EXPECT_EQ(named.serving.engine.name, "vllm-2023");
+  EXPECT_EQ(named.serving.engine.step_overhead, object.serving.engine.step_overhead);
+}
+
 TEST(LoaderError, NotAnObject) {
   const auto e = resolve_error(json::array());
   EXPECT_EQ(e.path(), "/");

@@ -80,7 +80,9 @@ class EngineCli : public llmsim::test::Cli {
 TEST_F(EngineCli, BadInputNamesItsPath) {
   expect_error(offline("H100-SXM5-80GB", {{"name", "tensorrt-llm"}}, kWorkload),
                "/serving/engine/name: unknown preset \"tensorrt-llm\" (one of: tensorrt-llm-0.17, vllm-2023)");
-  expect_error(offline("H100-SXM5-80GB", "tensorrt-llm-0.17", kWorkload), "/serving/engine: expected an object");
+  expect_error(offline("H100-SXM5-80GB", "tensorrt-llm", kWorkload),  // a bare name is read as {"name": ...}
+               "/serving/engine/name: unknown preset \"tensorrt-llm\"");
+  expect_error(offline("H100-SXM5-80GB", 7, kWorkload), "/serving/engine: expected an object");
   expect_error(offline("A100-SXM4-80GB", kTrt, kWorkload),
                "/serving/engine: the tensorrt-llm-0.17 engine has no fit on A100-SXM4-80GB (it is fitted on: ");
   json no_lengths = kWorkload;

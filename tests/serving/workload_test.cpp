@@ -356,7 +356,8 @@ TEST_F(Workload, MalformedMooncakeLinesNameTheFileAndLine) {
     return error(scenario({{"name", "mooncake"}, {"file", "trace.jsonl"}}));
   };
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"{\"timestamp\": 0, \"input_length\": 10,", "not a JSON object"},
+      {"{\"timestamp\": 0, \"input_length\": 10,", "the line: malformed JSON"},
+      {std::string(20000, '[') + std::string(20000, ']'), "the line: objects and arrays nest deeper than 64"},
       {"{\"timestamp\": 0, \"input_length\": 10, \"hash_ids\": [1]}", "no output_length"},
       {"{\"timestamp\": 0, \"input_length\": 0, \"output_length\": 1, \"hash_ids\": []}", "input_length is 0"},
       {"{\"timestamp\": -5, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [1]}", "timestamp is -5"},

@@ -16,6 +16,10 @@ nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_di
 
 /// An upper bound on the fault timeline's work, in node-steps: (its failures, repairs and checkpoints) x nodes.
 /// Checkpoints are at most faults.horizon / the strategy's checkpoint interval (an iteration is shorter).
-double timeline_work(const scenario::Scenario& s);
+struct TimelineWork {
+  double failure_steps = 0, checkpoint_steps = 0;
+  double total() const { return failure_steps + checkpoint_steps; }
+};
+TimelineWork timeline_work(const scenario::Scenario& s);
 
 }  // namespace llmsim::run

@@ -5,7 +5,8 @@
 //   - repeats a key inside one object (which one was meant is unknowable),
 //   - has any byte after the document (a second document, garbage, a NUL byte),
 //   - holds a NUL byte anywhere (nlohmann's lexer would take it as the end of the input),
-//   - writes an integer beyond 64 bits (it would silently become an inexact double).
+//   - writes an integer beyond 64 bits (it would silently become an inexact double),
+//   - nests objects and arrays deeper than limits::kMaxJsonDepth.
 // Errors are ScenarioError at `origin` (a file name or "--set key"), with the line and column or JSON pointer.
 #include <nlohmann/json.hpp>
 #include <string>

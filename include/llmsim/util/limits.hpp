@@ -5,6 +5,9 @@ namespace llmsim::limits {
 
 /// Largest scenario, preset, sweep or baseline JSON file [bytes]: scenarios are hand-written, a few KiB.
 constexpr double kMaxJsonFileBytes = 16.0 * 1024 * 1024;
+/// Deepest nesting of objects and arrays in any JSON input: scenarios nest 5 levels; readers that walk a document
+/// recursively would exhaust the stack at about 20,000.
+constexpr int kMaxJsonDepth = 64;
 /// Largest data file a scenario names (failure trace, request trace, length CDF, co-activation file, SimGrid
 /// platform) [bytes]: the shipped Azure traces are 0.3 and 0.7 MiB.
 constexpr double kMaxDataFileBytes = 1024.0 * 1024 * 1024;
