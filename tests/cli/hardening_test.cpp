@@ -95,6 +95,19 @@ TEST_F(Hardening, FaultJobThatDoesNotFitIsInputError) {
   EXPECT_NE(r.err.find("of 1.0 GiB per GPU"), std::string::npos) << r.err;
 }
 
+TEST_F(Hardening, AnOverlongFailureTimelineNamesWhatMakesIt) {
+  // 48 h at a 3.6 ms checkpoint interval: 4.8e7 checkpoints x 4 nodes, far over 10^7 node-steps; the interval,
+  // not the horizon, is what to change. 10 years of a failure every 0.1 h
+  // (876,000 failures, 3 events each on 4 nodes: 1.05e7) and no checkpoints name the horizon.
+  json j = scenario("scenarios/faults/mecefo-350m.json");
+  j["strategies"]["fault_tolerance"] = {{"name", "checkpoint-restart"}, {"interval_h", 1e-6}};
+  expect_rejected(j, "/strategies/fault_tolerance/interval_h: the failure timeline would be about 1.9e+08 node-steps");
+  j = scenario("scenarios/faults/mecefo-350m.json");
+  j["faults"]["horizon_h"] = 87600;
+  j["faults"]["process"] = {{"name", "exponential"}, {"mtbf_h", 0.1}, {"repair_h", 0.001}};
+  expect_rejected(j, "/faults/horizon_h: the failure timeline would be about ");
+}
+
 TEST_F(Hardening, ServingWeightsBeyondTheGpuFailValidate) {
   json j = scenario("scenarios/regression/serving-vllm.json");
   j["parallelism"]["tp"] = 1;  // llama2-70b in fp16: 138 GB of weights on one 80 GiB GPU
