@@ -10,12 +10,14 @@
 //                       (faults.spare_nodes, faults.replace_h)
 //   bamboo              redundant computation (Thorpe et al., NSDI 2023, Sec. 4): every node also runs its ring
 //                       successor's forward (eager FRC) in whatever time it is not computing, so a failure is taken
-//                       over at once by the predecessor, which then also runs the successor's backward (lazy BRC)
+//                       over by the predecessor (a `failover_s` pause, 0 as in Bamboo's own simulator), which then
+//                       also runs the successor's backward (lazy BRC)
 //                       until the node is back; a node and its predecessor down together cannot be covered (the job
 //                       waits for a repair)
 //   oobleck             pipeline templates (Jang et al., SOSP 2023): a failure re-instantiates the job on the nodes
 //                       left, from the other replicas' copies of the states (stall: a node's states over its NIC
-//                       plus `reconfigure_s`), with the global batch re-balanced; a repair grows it back the same way
+//                       plus `reconfigure_s`, by default its artifact simulator's rendezvous for the model's size,
+//                       3-10 s), with the global batch re-balanced; a repair grows it back the same way
 //   mecefo              Neighbor-Do-Both (Hu et al., NeurIPS 2025, arXiv 2510.16415, Sec. 3): a neighbour in the same
 //                       data-parallel group runs its own micro-batches and the failed node's, the latter with
 //                       MeCeFO's cheap backward — attention skipped (gradient through the residual only), FFN
