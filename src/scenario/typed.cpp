@@ -400,9 +400,9 @@ void check_dense_model(const Scenario& s) {
       throw ScenarioError(path, "\"" + name + "\" acts on MoE layers, and model " + s.model.name +
                                     " has none (model.moe.experts 0): \"" + plain + "\" only");
 }
-}  // namespace
 
-void check_cross_fields(const Scenario& s) {
+/// The name is a plain directory name; the fault timeline's buckets within bounds.
+void check_name_and_buckets(const Scenario& s) {
   if (s.kind != "serving" && s.faults.horizon / s.faults.sample > 1e7)
     throw ScenarioError("/faults/sample_s", "at most 10,000,000 buckets over the horizon: at least " +
                                                 std::to_string(s.faults.horizon / 1e7) + " s here");
@@ -412,9 +412,12 @@ void check_cross_fields(const Scenario& s) {
   if (!plain)
     throw ScenarioError("/name", "\"" + s.name + "\" is not a plain name (letters, digits, '.', '_', '+', '-'; not starting "
                                  "with '.'; at most 128 characters): it names the default output directory results/<name>/");
+}
+
+/// tp x pp x dp x cp covers the cluster; heads, KV heads and layers split over tp and pp; tp inside a node.
+void check_layout(const Scenario& s) {
   const auto& p = s.parallelism;
   const auto& m = s.model;
-  const auto& t = s.training;
   const long long gpus = s.cluster.total_gpus();
   const long long product = static_cast<long long>(p.tp) * p.pp * p.dp * p.cp;
   if (product != gpus)
@@ -437,13 +440,18 @@ void check_cross_fields(const Scenario& s) {
   if (s.cluster.gpus_per_node % p.tp != 0)
     throw ScenarioError("/parallelism/tp", "tp " + str(p.tp) + " must divide gpus_per_node " +
                                                str(s.cluster.gpus_per_node) + " so tp groups do not straddle nodes");
-  const bool chiplet = s.kind == "moe-chiplet", serving = s.kind == "serving";
-  if (serving) check_serving(s);
+}
+
+/// The moe-chiplet kind's fixed layout, or the training batch's split over micro-batches and replicas; the
+/// sequence within the model's context.
+void check_batch(const Scenario& s, bool chiplet, bool serving) {
+  const auto& p = s.parallelism;
+  const auto& t = s.training;
   if (chiplet) {
     if (s.cluster.topology.name != "nop-tree" || s.cluster.gpus_per_node != 1)
       throw ScenarioError("/kind", "moe-chiplet runs on a nop-tree cluster of single-chiplet nodes (cluster.topology "
                                    "nop-tree, cluster.gpus_per_node 1)");
-    if (!m.moe.enabled()) throw ScenarioError("/model/moe/experts", "moe-chiplet needs a MoE model (experts > 0)");
+    if (!s.model.moe.enabled()) throw ScenarioError("/model/moe/experts", "moe-chiplet needs a MoE model (experts > 0)");
     if (p.tp != 1 || p.pp != 1 || p.cp != 1 || p.ep != s.cluster.nodes - 1)
       throw ScenarioError("/parallelism/ep", "moe-chiplet puts attention on node 0 and the experts on the other " +
                                                  str(s.cluster.nodes - 1) + " chiplets: tp 1, pp 1, cp 1 and ep " +
@@ -455,10 +463,15 @@ void check_cross_fields(const Scenario& s) {
     throw ScenarioError("/training/global_batch", "global batch " + str(t.global_batch) +
                                                       " is not divisible by micro_batch*dp = " + str(t.micro_batch) +
                                                       "*" + str(p.dp));
-  if (!serving && t.seq_len > m.max_seq_len)
+  if (!serving && t.seq_len > s.model.max_seq_len)
     throw ScenarioError("/training/seq_len", "sequence length " + str(t.seq_len) + " exceeds the model's max_seq_len " +
-                                                 str(m.max_seq_len));
-  const auto& moe = m.moe;
+                                                 str(s.model.max_seq_len));
+}
+
+/// Experts, top-k and ep agree with each other and with dp; a dense model takes no MoE setting.
+void check_experts(const Scenario& s, bool chiplet) {
+  const auto& p = s.parallelism;
+  const auto& moe = s.model.moe;
   if (moe.enabled()) {
     if (moe.top_k > moe.experts)
       throw ScenarioError("/model/moe/top_k", "top_k " + str(moe.top_k) + " exceeds the " + str(moe.experts) +
@@ -466,20 +479,25 @@ void check_cross_fields(const Scenario& s) {
     if (moe.experts % p.ep != 0)
       throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " does not divide the " + str(moe.experts) +
                                                  " experts (each ep rank holds experts/ep of them)");
-    if (moe.first_dense_layers >= m.layers)
+    if (moe.first_dense_layers >= s.model.layers)
       throw ScenarioError("/model/moe/first_dense_layers", str(moe.first_dense_layers) + " dense layers leave no MoE layer in " +
-                                                               str(m.layers));
+                                                               str(s.model.layers));
   } else {
     check_dense_model(s);
   }
   if (!chiplet && p.dp % p.ep != 0)
     throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " must divide dp " + str(p.dp) +
                                                " (expert-parallel groups are made of data-parallel replicas)");
+}
+
+/// Sequence parallelism and its overlap, the network model against the topology, the intra-node fabric.
+void check_fabric(const Scenario& s, bool serving) {
+  const auto& p = s.parallelism;
   if (p.tp_comm_overlap == "pipelined" && !p.sequence_parallel)
     throw ScenarioError("/parallelism/tp_comm_overlap",
                         "\"pipelined\" overlaps the all-gathers and reduce-scatters of sequence parallelism: set "
                         "parallelism.sequence_parallel to true, or use \"none\" or \"wgrad\"");
-  if (!serving && p.sequence_parallel && t.seq_len % (static_cast<long long>(p.tp) * p.cp) != 0)
+  if (!serving && p.sequence_parallel && s.training.seq_len % (static_cast<long long>(p.tp) * p.cp) != 0)
     throw ScenarioError("/training/seq_len", "sequence parallelism needs seq_len divisible by tp*cp");
   if (s.network.model == "ns-3" && s.cluster.topology.name != "simgrid-xml")
     throw ScenarioError("/network/model", "the ns-3 packet-level model runs only on simgrid-xml platforms whose routes are "
@@ -487,7 +505,18 @@ void check_cross_fields(const Scenario& s) {
                                           " topology has multi-link routes: use CM02, LV08 or IB");
   if (s.cluster.intra_node == "nvlink-mesh" && s.cluster.gpus_per_node < 2)
     throw ScenarioError("/cluster/intra_node", "an NVLink mesh needs at least 2 GPUs per node");
-  const std::string& precision = serving ? s.serving.precision : t.precision;
+}
+}  // namespace
+
+void check_cross_fields(const Scenario& s) {
+  check_name_and_buckets(s);
+  check_layout(s);
+  const bool chiplet = s.kind == "moe-chiplet", serving = s.kind == "serving";
+  if (serving) check_serving(s);
+  check_batch(s, chiplet, serving);
+  check_experts(s, chiplet);
+  check_fabric(s, serving);
+  const std::string& precision = serving ? s.serving.precision : s.training.precision;
   const std::string path = serving ? "/serving/precision" : "/training/precision";
   model::peak_flops(s.hardware, model::precision_from_name(precision, path), path);
   if (!serving) check_kernel_choices(s), check_context_parallel(s);
