@@ -73,38 +73,46 @@ json serving_energy(const scenario::Scenario& s, const serving::ServingResult& r
           {"mean_power_per_gpu_W", span > 0 ? total / (span * s.cluster.total_gpus()) : 0}};
 }
 
-json serving_summary(const scenario::Scenario& s, const serving::ServingResult& r, double wall_seconds) {
-  const auto& sv = s.serving;
+namespace {
+
+/// What the served requests add up to (a request rejected at admission meets no SLO and counts only in `status`).
+struct RequestTotals {
   std::vector<double> ttft, tpots, e2e, transfer;
-  double first = r.requests.empty() ? 0 : r.requests.front().arrival, output = 0, prompt = 0;
-  int met = 0, preemptions = 0;
+  double output = 0, prompt = 0;
+  long served = 0, capped = 0, met = 0, preemptions = 0;
   std::map<serving::Status, long> status;
-  long served = 0, capped = 0;
+};
+
+RequestTotals request_totals(const scenario::Serving& sv, const serving::ServingResult& r) {
+  RequestTotals a;
   for (const auto& q : r.requests) {
-    ++status[q.status];
-    if (!serving::is_served(q.status)) continue;  // meets no SLO
-    ++served;
-    capped += q.output_tokens < q.requested_output_tokens;
-    ttft.push_back(q.first_token - q.arrival);
-    if (q.output_tokens > 1) tpots.push_back(tpot(q));
-    e2e.push_back(q.finished - q.arrival);
-    if (q.prefill_replica != q.replica) transfer.push_back(q.kv_transfer);
-    output += q.output_tokens;
-    prompt += q.prompt_tokens;
-    preemptions += q.preemptions;
-    if (q.first_token - q.arrival <= sv.slo_ttft && tpot(q) <= sv.slo_tpot) ++met;
+    ++a.status[q.status];
+    if (!serving::is_served(q.status)) continue;
+    ++a.served;
+    a.capped += q.output_tokens < q.requested_output_tokens;
+    a.ttft.push_back(q.first_token - q.arrival);
+    if (q.output_tokens > 1) a.tpots.push_back(tpot(q));
+    a.e2e.push_back(q.finished - q.arrival);
+    if (q.prefill_replica != q.replica) a.transfer.push_back(q.kv_transfer);
+    a.output += q.output_tokens;
+    a.prompt += q.prompt_tokens;
+    a.preemptions += q.preemptions;
+    if (q.first_token - q.arrival <= sv.slo_ttft && tpot(q) <= sv.slo_tpot) ++a.met;
   }
-  const double span = r.end - first, n = static_cast<double>(r.requests.size());
-  const long rejected = status[serving::Status::RejectedContext] + status[serving::Status::RejectedKvCache];
+  return a;
+}
+
+/// The replicas' steps over [first, end): batch sizes, KV use (time-weighted mean, peak) and busy time.
+json step_totals(const serving::ServingResult& r, double first, double span, long& steps, double& busy) {
   std::vector<double> batch;
   std::map<int, long> histogram;
-  long steps = 0;
-  double kv_mean = 0, kv_peak = 0, busy = 0;
+  double kv_mean = 0, kv_peak = 0, batch_sum = 0;
   for (const auto& rs : r.steps) {
     size_t from = 0;
     if (!rs.empty() && span > 0) kv_mean += kv_use(rs, first, r.end, r.kv.blocks, from) / r.steps.size();
     for (const auto& st : rs) {
       batch.push_back(st.sequences);
+      batch_sum += st.sequences;
       ++histogram[st.sequences];
       kv_peak = std::max(kv_peak, static_cast<double>(st.kv_used) / r.kv.blocks);
       busy += st.end - st.start;
@@ -113,8 +121,26 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
   }
   json hist = json::object();
   for (const auto& [k, v] : histogram) hist[std::to_string(k)] = v;
-  double batch_sum = 0;
-  for (double b : batch) batch_sum += b;
+  const double largest = batch.empty() ? 0 : *std::max_element(batch.begin(), batch.end());
+  json batch_size = {{"mean", batch.empty() ? 0 : batch_sum / batch.size()},
+                     {"p50", percentile(batch, 50)},
+                     {"p99", percentile(batch, 99)},
+                     {"max", largest},
+                     {"histogram", hist}};
+  return {{"kv_mean", kv_mean}, {"kv_peak", kv_peak}, {"batch_size", batch_size}};
+}
+
+}  // namespace
+
+json serving_summary(const scenario::Scenario& s, const serving::ServingResult& r, double wall_seconds) {
+  const auto& sv = s.serving;
+  RequestTotals a = request_totals(sv, r);
+  const double first = r.requests.empty() ? 0 : r.requests.front().arrival;
+  const double span = r.end - first, n = static_cast<double>(r.requests.size());
+  const long rejected = a.status[serving::Status::RejectedContext] + a.status[serving::Status::RejectedKvCache];
+  long steps = 0;
+  double busy = 0;
+  const json st = step_totals(r, first, span, steps, busy);
   json out = {
       {"requests", r.requests.size()},
       {"replicas", s.parallelism.dp},
@@ -127,48 +153,43 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
       {"workload", sv.workload.name},
       {"rate_scale", sv.rate_scale},
       {"admission",
-       {{"served", served},
+       {{"served", a.served},
         {"rejected", rejected},
-        {"rejected_context", status[serving::Status::RejectedContext]},
-        {"rejected_kv_cache", status[serving::Status::RejectedKvCache]},
-        {"truncated_prompts", status[serving::Status::Truncated]},
-        {"capped_outputs", capped},
+        {"rejected_context", a.status[serving::Status::RejectedContext]},
+        {"rejected_kv_cache", a.status[serving::Status::RejectedKvCache]},
+        {"truncated_prompts", a.status[serving::Status::Truncated]},
+        {"capped_outputs", a.capped},
         {"context_overflow", sv.context_overflow},
         {"max_seq_len", s.model.max_seq_len}}},
       {"makespan_s", span},
-      {"ttft_s", stats(ttft)},
-      {"tpot_s", stats(tpots)},
-      {"e2e_s", stats(e2e)},
+      {"ttft_s", stats(a.ttft)},
+      {"tpot_s", stats(a.tpots)},
+      {"e2e_s", stats(a.e2e)},
       {"throughput",
-       {{"requests_per_s", span > 0 ? served / span : 0},
-        {"output_tokens_per_s", span > 0 ? output / span : 0},
+       {{"requests_per_s", span > 0 ? a.served / span : 0},
+        {"output_tokens_per_s", span > 0 ? a.output / span : 0},
         {"output_tokens_per_s_per_replica", replica_output_rates(r, span)},
-        {"total_tokens_per_s", span > 0 ? (output + prompt) / span : 0}}},
+        {"total_tokens_per_s", span > 0 ? (a.output + a.prompt) / span : 0}}},
       {"slo",
        {{"ttft_s", sv.slo_ttft},
         {"tpot_s", sv.slo_tpot},
-        {"attainment", n > 0 ? met / n : 0},
-        {"goodput_requests_per_s", span > 0 ? met / span : 0}}},
+        {"attainment", n > 0 ? a.met / n : 0},
+        {"goodput_requests_per_s", span > 0 ? a.met / span : 0}}},
       {"kv_cache",
        {{"blocks_per_replica", r.kv.blocks},
         {"block_size", r.kv.block_size},
         {"bytes_per_token_per_gpu", r.kv.bytes_per_token},
         {"weights_GB_per_gpu", r.kv.weight_bytes / 1e9},
         {"activations_GB_per_gpu", r.kv.activation_bytes / 1e9},
-        {"mean_utilization", kv_mean},
-        {"peak_utilization", kv_peak}}},
-      {"batch_size",
-       {{"mean", batch.empty() ? 0 : batch_sum / batch.size()},
-        {"p50", percentile(batch, 50)},
-        {"p99", percentile(batch, 99)},
-        {"max", batch.empty() ? 0 : batch.back()},
-        {"histogram", hist}}},
-      {"preemptions", preemptions},
+        {"mean_utilization", st["kv_mean"]},
+        {"peak_utilization", st["kv_peak"]}}},
+      {"batch_size", st["batch_size"]},
+      {"preemptions", a.preemptions},
       {"steps", steps},
       {"busy_fraction", span > 0 ? busy / (span * r.steps.size()) : 0},
   };
-  if (!transfer.empty()) out["kv_transfer_s"] = stats(transfer);
-  out["energy"] = serving_energy(s, r, span, served, output);
+  if (!a.transfer.empty()) out["kv_transfer_s"] = stats(a.transfer);
+  out["energy"] = serving_energy(s, r, span, a.served, a.output);
   return {{"name", s.name},          {"kind", "serving"},      {"model", s.model.name},
           {"hardware", s.hardware.name}, {"gpus", s.cluster.total_gpus()}, {"serving", out},
           {"wall_time_s", wall_seconds}};
