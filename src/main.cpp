@@ -55,9 +55,13 @@ int main(int argc, char** argv) {
   bench->add_option("--ranks", bench_opts.ranks, "ranks: the first N GPUs (default: all)")->check(CLI::Range(1, 1 << 30));
   bench->add_option("--min", bench_opts.min, "smallest size per rank, e.g. 1K");
   bench->add_option("--max", bench_opts.max, "largest size per rank, e.g. 8G");
-  bench->add_option("--factor", bench_opts.factor, "size multiplier between steps")->check(CLI::Range(1.01, 1e6));
+  bench->add_option("--factor", bench_opts.factor, "size multiplier between steps")
+      ->check(CLI::Range(1.01, 1e6))
+      ->check([](const std::string& v) { return v.find_first_not_of("0123456789.eE+-") == std::string::npos ? std::string()
+                                                                                                   : "not a decimal number: " + v; });
   bench->add_option("--window", bench_opts.window, "direct algorithms: concurrent peers (0 = all)")->check(CLI::NonNegativeNumber);
-  bench->add_option("--csv", bench_opts.csv, "also write the table as CSV to this file");
+  bench->add_option("--csv", bench_opts.csv, "also write the table as CSV to this file")
+      ->check([](const std::string& v) { return v.empty() ? std::string("an empty file name") : std::string(); });
   bench->add_option("--log-level", bench_opts.scenario.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
@@ -86,7 +90,8 @@ int main(int argc, char** argv) {
   regress->add_option("suite", regress_opts.suite, "directory of scenario JSON files")->required();
   regress->add_option("--baseline", regress_opts.baseline, "baseline JSON file (scenario -> metric -> value)")->required();
   regress->add_option("--tolerance", regress_opts.tolerance,
-                      "allowed change in a metric's bad direction, 2% or 0.02 (default: the baseline's)");
+                      "allowed change in a metric's bad direction, 2% or 0.02 (default: the baseline's)")
+      ->check([](const std::string& v) { return v.empty() ? std::string("an empty tolerance (give 2% or 0.02)") : std::string(); });
   regress->add_flag("--update-baseline", regress_opts.update, "rewrite the baseline with the current values");
   regress->add_option("--set", regress_opts.overrides, "override a field of every scenario: json.path=value (repeatable)")
       ->allow_extra_args(false);
@@ -144,7 +149,9 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << llmsim::escape_control(e.what()) << " (see llmsim --help)\n";
     return 2;
   }
+  int code = 0;
   try {
+    code = [&] {
     if (*run) return llmsim::cli::run_command(run_opts);
     if (*validate) return llmsim::cli::validate_command(validate_opts);
     if (*bench) return llmsim::cli::bench_command(bench_opts);
@@ -158,7 +165,9 @@ int main(int argc, char** argv) {
     if (*sweep) return llmsim::sweep::sweep_command(sweep_opts, std::cout);
     // [dispatch: each command's call above this line]
     return llmsim::cli::list_command(what, std::cout);
+    }();
   } catch (...) {
-    return llmsim::exit_code_for(std::current_exception(), std::cerr);
+    code = llmsim::exit_code_for(std::current_exception(), std::cerr);
   }
+  return llmsim::cli::flushed_stdout(code, std::cerr);
 }

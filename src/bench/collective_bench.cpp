@@ -17,17 +17,21 @@ namespace sg4 = simgrid::s4u;
 namespace llmsim::bench {
 
 double parse_size(const std::string& text, const std::string& what) {
+  const auto bad = [&] {
+    return ScenarioError(what, "\"" + text + "\" is not a size of at least one byte (a decimal number with an optional "
+                               "K, M or G suffix)");
+  };
+  const size_t digits = text.find_first_not_of("0123456789.eE+-");  // decimal only: no hex, nan or inf
+  const std::string number = text.substr(0, digits), unit = digits == std::string::npos ? "" : text.substr(digits);
   size_t used = 0;
   double v = 0;
   try {
-    v = std::stod(text, &used);
+    v = std::stod(number, &used);
   } catch (const std::exception&) {
-    throw ScenarioError(what, "\"" + text + "\" is not a size (a number with an optional K, M or G suffix)");
+    throw bad();
   }
-  const std::string unit = text.substr(used);
   const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0 : unit == "G" ? 1073741824.0 : -1;
-  if (scale < 0 || v <= 0)
-    throw ScenarioError(what, "\"" + text + "\" is not a positive size (a number with an optional K, M or G suffix)");
+  if (used != number.size() || scale < 0 || !(v * scale >= 1) || !std::isfinite(v)) throw bad();
   return v * scale;
 }
 

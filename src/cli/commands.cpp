@@ -1,12 +1,14 @@
 #include "llmsim/cli/commands.hpp"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
-
-#include <unistd.h>
 
 #include "llmsim/bench/collective_bench.hpp"
 #include "llmsim/engine/simulation.hpp"
@@ -94,6 +96,13 @@ void check_step_fits(const scenario::Scenario& s, const std::string& option, lon
                                     " (of " + std::to_string(kv.block_size) + " tokens)");
 }
 }  // namespace
+
+int flushed_stdout(int code, std::ostream& err) {
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout) return code;
+  err << "error: standard output: cannot write (" << std::strerror(errno) << ")\n";
+  return 2;
+}
 
 int step_time_command(const StepTimeOptions& o, std::ostream& out) {
   const auto s = scenario::load_scenario(o.scenario.scenario, o.scenario.overrides);

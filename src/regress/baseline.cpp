@@ -62,18 +62,27 @@ Baseline read_baseline(const std::string& path) {
 void write_baseline(const std::string& path, const Baseline& b) {
   json j = {{"llmsim_version", b.llmsim_version}, {"tolerance", b.tolerance}, {"scenarios", json::object()}};
   for (const auto& [name, metrics] : b.scenarios) j["scenarios"][name] = metrics;
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  std::error_code ec;
+  // An existing baseline is replaced only if it is a regular file (through a symbolic link: its target, the
+  // link kept); a device, a FIFO or a directory is an error, not something to overwrite.
+  std::string target = path;
+  if (fs::exists(path)) {
+    target = fs::canonical(path).string();
+    util::check_input_file(target, "--baseline " + path, limits::kMaxJsonFileBytes);
+  }
+  const std::string tmp = target + ".tmp-" + std::to_string(::getpid());
+  std::string problem;
   try {
     report::write_text(tmp, j.dump(2) + "\n");
-    fs::rename(tmp, path, ec);
-  } catch (const std::runtime_error&) {
-    ec = std::make_error_code(std::errc::io_error);
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) problem = ec.message();
+  } catch (const std::runtime_error& e) {
+    problem = e.what();
   }
-  if (ec) {
+  if (!problem.empty()) {
     std::error_code ignored;
     fs::remove(tmp, ignored);
-    throw ScenarioError("--baseline " + path, "cannot write the baseline file (" + ec.message() + ")");
+    throw ScenarioError("--baseline " + path, "cannot write the baseline file (" + problem + ")");
   }
 }
 
@@ -82,8 +91,8 @@ double parse_tolerance(const std::string& text) {
   const std::string number = percent ? text.substr(0, text.size() - 1) : text;
   double v = NAN;
   size_t used = 0;
-  try {
-    v = std::stod(number, &used);
+  try {  // decimal only: std::stod would also read hexadecimal ("0x1") and "inf"
+    if (number.find_first_not_of("0123456789.eE+-") == std::string::npos) v = std::stod(number, &used);
   } catch (const std::exception&) {
     used = 0;
   }

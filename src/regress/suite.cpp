@@ -1,4 +1,5 @@
 #include "llmsim/regress/suite.hpp"
+#include "llmsim/scenario/json_text.hpp"
 
 #include <sys/wait.h>
 
@@ -98,7 +99,7 @@ ScenarioRun collect(const std::string& file, int status, const fs::path& work) {
   try {
     r.metrics = extract_metrics(nlohmann::json::parse(read_text(work / "out" / "summary.json")));
   } catch (const nlohmann::json::exception& e) {
-    r.failure = std::string("unreadable summary.json: ") + e.what();
+    r.failure = "unreadable summary.json: " + scenario::json_reason(e);
   }
   return r;
 }

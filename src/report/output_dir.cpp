@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -98,8 +99,10 @@ void write_text(const std::string& file, const std::string& text) {
 
 void write_stream(const std::string& file, const std::function<void(std::ostream&)>& write) {
   std::ofstream out(file);
+  if (!out) throw std::runtime_error("cannot write " + file + ": " + std::strerror(errno));
   write(out);
-  if (!out) throw std::runtime_error("cannot write " + file);
+  out.close();  // a full disk shows on the flush
+  if (!out) throw std::runtime_error("cannot write " + file + ": " + std::strerror(errno));
 }
 
 }  // namespace llmsim::report

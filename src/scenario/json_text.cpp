@@ -141,6 +141,12 @@ json parse_json_text(const std::string& text, const std::string& origin) {
                                   b.syntax_error);
 }
 
+std::string json_reason(const json::exception& e) {
+  const std::string what = e.what();
+  const auto end = what.find("] ");
+  return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what;
+}
+
 std::string find_null(const json& doc, const std::string& pointer) {
   if (doc.is_null()) return pointer.empty() ? "/" : pointer;
   if (doc.is_object()) {

@@ -18,6 +18,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// Bytes that would break an option out of its line in the job script.
+const std::string kControlCharacters = [] {
+  std::string s;
+  for (int c = 1; c < 0x20; ++c) s += static_cast<char>(c);
+  return s + '\x7f';
+}();
+
 SweepDir sweep_dir(const std::string& path) { return {fs::absolute(path).lexically_normal()}; }
 
 /// Prints the tally; 0 if every point is ok or invalid.
@@ -36,16 +43,21 @@ int sweep_command(const SweepOptions& o, std::ostream& out) {
   if (o.out.empty()) throw ScenarioError("sweep", "give --out DIR (the sweep's directory; rerun it to resume)");
   if (o.wait && o.backend != "slurm") throw ScenarioError("--wait", "only with --backend slurm");
   if (!o.slurm_options.empty() && o.backend != "slurm") throw ScenarioError("--slurm-option", "only with --backend slurm");
+  for (const auto& opt : o.slurm_options)  // each becomes one "#SBATCH" line of the job script
+    if (opt.rfind("-", 0) != 0 || opt.find_first_of(kControlCharacters) != std::string::npos)
+      throw ScenarioError("--slurm-option", "\"" + opt + "\" is not one sbatch option (it starts with '-' and holds no "
+                                            "line break or other control character, e.g. --partition=gpu)");
   const auto def = make_definition(o.scenario, o.sets, o.grid, o.zip, o.sweep_file);
   const auto points = make_points(def);
   check_points(def, points);
   if (o.backend == "slurm") check_slurm_clients();
+  const bool fresh = !fs::exists(o.out);
   const SweepDir dir = sweep_dir(o.out);
   init_dir(dir, def, points);
 
   std::vector<Point> todo;
   for (const auto& p : points)
-    if (!is_final(read_marker(dir, p.id))) {
+    if (const auto m = read_marker(dir, p.id); !is_final(m) || (m->status == "ok" && !read_summary(dir, p.id))) {
       fs::remove(dir.marker(p.id));  // a failed attempt's marker: the point is redone
       todo.push_back(p);
     }
@@ -62,7 +74,13 @@ int sweep_command(const SweepOptions& o, std::ostream& out) {
   if (todo.empty()) return report(dir, out);
   std::vector<size_t> indices;
   for (const auto& p : todo) indices.push_back(p.index);
-  const std::string job = submit(dir, indices, "/proc/self/exe", {o.jobs, o.slurm_options});
+  std::string job;
+  try {
+    job = submit(dir, indices, "/proc/self/exe", {o.jobs, o.slurm_options});
+  } catch (...) {
+    if (fresh) fs::remove_all(dir.root);  // a sweep that never started leaves nothing behind
+    throw;
+  }
   out << "sweep: submitted SLURM job " << job << " (" << todo.size() << " array tasks, "
       << (dir.slurm() / "sweep.sbatch").string() << ")\n";
   if (!o.wait) {

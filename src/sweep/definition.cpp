@@ -1,5 +1,7 @@
 #include "llmsim/sweep/definition.hpp"
 
+#include <cstdint>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -112,7 +114,8 @@ std::string axes_difference(const std::vector<Axis>& mine, const std::vector<Axi
 
 size_t SweepDefinition::points() const {
   size_t n = zip.empty() ? 1 : zip.front().values.size();
-  for (const auto& a : grid) n *= a.values.size();
+  for (const auto& a : grid)  // saturates rather than wrapping around
+    n = a.values.empty() || n <= SIZE_MAX / a.values.size() ? n * a.values.size() : SIZE_MAX;
   return n;
 }
 
@@ -146,7 +149,7 @@ SweepDefinition SweepDefinition::from_json(const json& j, const std::string& whe
     d.zip = axes_from(j.at("zip"));
     return d;
   } catch (const json::exception& e) {
-    throw ScenarioError(where, std::string("not a sweep definition written by llmsim sweep: ") + e.what());
+    throw ScenarioError(where, "not a sweep definition written by llmsim sweep: " + scenario::json_reason(e));
   }
 }
 
@@ -194,9 +197,12 @@ SweepDefinition make_definition(const std::string& scenario, const std::vector<s
   for (const auto* axes : {&d.grid, &d.zip})
     for (const auto& a : *axes)
       if (!varied.insert(a.key).second) throw ScenarioError("--grid/--zip " + a.key, "the key is varied twice");
+  std::set<std::string> fixed;  // the sweep file's "set" and --set: one value per key
   for (const auto& s : d.sets) {
     const std::string key = s.substr(0, s.find('='));
     if (varied.count(key)) throw ScenarioError("--set " + s, "the key is also varied by --grid or --zip");
+    if (!fixed.insert(key).second)
+      throw ScenarioError("--set " + s, "the key is set twice (by the sweep file's \"set\" and --set, or by two --set)");
   }
   for (const auto& a : d.zip)
     if (a.values.size() != d.zip.front().values.size())

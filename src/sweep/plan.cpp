@@ -1,4 +1,5 @@
 #include "llmsim/sweep/plan.hpp"
+#include "llmsim/scenario/json_text.hpp"
 
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
 #include "llmsim/util/interrupt.hpp"
 
 namespace llmsim::sweep {
@@ -59,6 +61,9 @@ std::string read_text(const fs::path& file) {
 std::vector<Point> make_points(const SweepDefinition& d) {
   std::vector<Point> points;
   const size_t n = d.points();
+  if (static_cast<double>(n) > limits::kMaxSweepPoints)
+    throw ScenarioError("--grid", "the sweep has " + std::to_string(n) + " points (the product of its axes' lengths); "
+                                  "at most " + plain_number(limits::kMaxSweepPoints));
   for (size_t i = 0; i < n; ++i) {
     Point p{i, point_id(i, n), d.point_sets(i), json::object()};
     for (const auto& s : p.sets) p.params[s.substr(0, s.find('='))] = parsed_value(s);
@@ -128,11 +133,11 @@ std::vector<Point> load_points(const SweepDir& dir) {
   std::stringstream lines(read_text(dir.plan()));
   for (std::string line; std::getline(lines, line);) {
     try {
-      const auto j = json::parse(line);
+      const auto j = scenario::parse_json_text(line, dir.plan().string());
       points.push_back({j.at("index").get<size_t>(), j.at("id").get<std::string>(),
                         j.at("set").get<std::vector<std::string>>(), j.at("params")});
     } catch (const json::exception& e) {
-      throw ScenarioError(dir.plan().string(), std::string("not a plan written by llmsim sweep: ") + e.what());
+      throw ScenarioError(dir.plan().string(), "not a plan written by llmsim sweep: " + scenario::json_reason(e));
     }
   }
   if (points.empty()) throw ScenarioError(dir.plan().string(), "no points (missing or empty plan)");

@@ -56,15 +56,6 @@ json value_at(const json& summary, const std::string& pointer) {
   return best;
 }
 
-json read_summary(const SweepDir& dir, const std::string& id) {
-  std::ifstream in(dir.run(id) / "summary.json");
-  try {
-    return in ? json::parse(in) : json::object();
-  } catch (const json::exception&) {
-    return json::object();
-  }
-}
-
 std::string csv_cell(const ordered_json& v) {
   if (v.is_null()) return "";
   const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
@@ -75,6 +66,16 @@ std::string csv_cell(const ordered_json& v) {
 }
 
 }  // namespace
+
+std::optional<json> read_summary(const SweepDir& dir, const std::string& id) {
+  std::ifstream in(dir.run(id) / "summary.json");
+  if (!in) return std::nullopt;
+  try {
+    return json::parse(in);
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
 
 Tally collect(const SweepDir& dir) {
   const auto def = load_definition(dir);
@@ -90,11 +91,14 @@ Tally collect(const SweepDir& dir) {
     ordered_json row;
     row["point"] = p.id;
     for (const auto& k : keys) row[k] = p.params.value(k, json());
-    const auto m = read_marker(dir, p.id);
+    auto m = read_marker(dir, p.id);
+    const auto summary = m && m->status == "ok" ? read_summary(dir, p.id) : std::nullopt;
+    if (m && m->status == "ok" && !summary)
+      m = Outcome{"failed", m->exit_code, "its summary.json is missing or unreadable (rerun the sweep to redo it)"};
     row["status"] = m ? m->status : "pending";
     row["error"] = m && !m->error.empty() ? json(m->error) : json();
     (!m ? t.pending : m->status == "ok" ? t.ok : m->status == "invalid" ? t.invalid : t.failed) += 1;
-    summaries.push_back(m && m->status == "ok" ? read_summary(dir, p.id) : json::object());
+    summaries.push_back(summary.value_or(json::object()));
     rows.push_back(row);
   }
   for (const auto& metric : catalogue()) {

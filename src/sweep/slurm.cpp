@@ -86,7 +86,8 @@ std::string submit(const SweepDir& dir, const std::vector<size_t>& indices, cons
   const auto r = util::run_captured({"sbatch", "--parsable", script.string()});
   const std::string id = trim(r.out.substr(0, r.out.find(';')));
   if (r.status != 0 || id.empty())
-    throw std::runtime_error("sbatch " + script.string() + " failed (" + util::describe_status(r.status) + "): " + trim(r.err));
+    throw ScenarioError("--backend slurm", "sbatch refused the job (" + util::describe_status(r.status) + "): " +
+                                               trim(r.err) + " (check --slurm-option and the SLURM controller)");
   write_atomically(dir.slurm() / "job_id", id + "\n");
   return id;
 }
@@ -99,7 +100,9 @@ void wait_for_job(const std::string& job, const std::function<bool()>& poll) {
       poll();
       return;
     }
-    if (r.status != 0) throw std::runtime_error("squeue -j " + job + " failed: " + trim(r.err));
+    if (r.status != 0)
+      throw ScenarioError("--wait", "squeue -j " + job + " failed: " + trim(r.err) +
+                                        " (the points finished so far are kept: llmsim sweep collect gathers them)");
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
 }

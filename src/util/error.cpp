@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <new>
 #include <ostream>
 
@@ -50,6 +51,12 @@ int exit_code_for(const std::exception_ptr& error, std::ostream& err) {
     std::rethrow_exception(error);
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {  // a path the user gave cannot be made, read or written
+    std::string what = e.what();
+    const std::string prefix = "filesystem error: ";
+    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+    err << "error: " << escape_control(what) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     err << "internal error (a bug in llmsim, please report it): out of memory; the work estimate let through a run "

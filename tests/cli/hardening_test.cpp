@@ -1,6 +1,9 @@
 // One test per class of bad input that issue 14 found accepted, crashing or hanging: each must be exit 2 with
 // one line "error: <path>: ..." and nothing written, from `validate` as from `run`.
 #include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
 
 #include "../support/cli.hpp"
 
@@ -208,6 +211,32 @@ TEST_F(Hardening, FileSizeLimitIsNamed) {
   const std::string big = (dir_ / "big.json").string();
   std::ofstream(big) << std::string(17 * 1024 * 1024, ' ') << "{}";
   expect_input_error(run("validate '" + big + "'"), big + ": is 17 MiB, more than the 16 MiB");
+}
+
+}  // namespace
+
+namespace {
+// ---------------------------------------------------------------- found by the second probe (2026-12-03)
+
+TEST_F(Hardening, CollectiveSizesAreDecimalAndAtLeastOneByte) {
+  const std::string bench = "bench-collective '" + source("scenarios/default.json") + "' --collective all-reduce ";
+  for (const char* bad : {"nan", "0.5", "0x10", "inf", "1e-300"})
+    expect_input_error(run(bench + "--max " + bad), std::string("--max: \"") + bad + "\" is not a size of at least one byte");
+  expect_input_error(run(bench + "--max 1K --factor nan"), "--factor: ");
+  expect_input_error(run(bench + "--max 1K --csv ''"), "--csv: an empty file name");
+}
+
+TEST_F(Hardening, AnUnwritableStandardOutputOrPathIsExitTwo) {
+  const fs::path err = dir_ / "full.err";
+  const int status = std::system(("'" + std::string(LLMSIM_BINARY) + "' schema >/dev/full 2>'" + err.string() + "'").c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
+  EXPECT_EQ(read_file(err), "error: standard output: cannot write (No space left on device)\n");
+  // A folder that cannot be made (a file is in its way): the filesystem's reason and the path, exit 2.
+  write("blocker", "x");
+  const auto r = run("sweep '" + source("scenarios/default.json") + "' --grid seed=1,2 --out blocker/sweep");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("blocker/sweep"), std::string::npos) << r.err;
 }
 
 }  // namespace

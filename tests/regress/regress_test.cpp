@@ -1,6 +1,8 @@
 // llmsim regress end to end: the shipped suite passes against its baseline; a 5% slower matmul or a heavier
 // serving engine fails with the scenario and metric named WORSE; --update-baseline writes the values a plain
 // run reports; the tolerance, new and missing rows, and bad input (exit 2).
+#include <sys/stat.h>
+
 #include <cmath>
 #include <sstream>
 
@@ -217,6 +219,23 @@ TEST_F(Regress, BadInputExitsTwo) {
   EXPECT_EQ(read_file(dir_ / "base.json"), good);
   expect_input_error(run("regress suite --baseline nodir/base.json --update-baseline"), "--baseline nodir/base.json: cannot write");
   expect_input_error(regress("-j 0"), "");
+  expect_input_error(regress("--tolerance 0x1"), "--tolerance 0x1: not a tolerance");  // decimal only
+  expect_input_error(regress("--tolerance ''"), "--tolerance: an empty tolerance");
+}
+
+TEST_F(Regress, UpdateReplacesOnlyARegularFileAndWritesThroughALink) {
+  training_only();
+  make_baseline();
+  const std::string good = read_file(dir_ / "base.json");
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.json").c_str(), 0600), 0);
+  expect_input_error(run("regress suite --baseline fifo.json --update-baseline"),
+                     "--baseline fifo.json: " + (dir_ / "fifo.json").string() + " is a FIFO (expected a regular file)");
+  EXPECT_TRUE(fs::is_fifo(dir_ / "fifo.json"));
+  fs::create_symlink("base.json", dir_ / "link.json");
+  const auto r = run("regress suite --baseline link.json --update-baseline");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
+  EXPECT_EQ(json::parse(read_file(dir_ / "base.json"))["scenarios"], json::parse(good)["scenarios"]);
 }
 
 TEST_F(Regress, ABaselineKeptInTheSuiteIsNotRunAsAScenario) {

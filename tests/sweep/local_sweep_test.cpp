@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -168,6 +169,38 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --zip parallelism.tp=1,2")),
                      "--grid/--zip parallelism.tp: the key is varied twice");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set training.itrations=2")), "/training/itrations: unknown key");
+  std::string hundred = "1";
+  for (int v = 2; v <= 100; ++v) hundred += "," + std::to_string(v);
+  expect_input_error(run(fast_sweep("--grid seed=" + hundred + " --grid training.global_batch=" + hundred +
+                                    " --grid training.micro_batch=1,2")),
+                     "--grid: the sweep has 20000 points (the product of its axes' lengths); at most 10000");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set seed=1 --set seed=2")),
+                     "--set seed=2: the key is set twice");
+  // Each --slurm-option is one "#SBATCH" line of the job script: no line break, and an option.
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --backend slurm --slurm-option=partition=gpu")),
+                     "--slurm-option: \"partition=gpu\" is not one sbatch option");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --backend slurm '--slurm-option=--partition=a\tb'")),
+                     "--slurm-option: \"--partition=a\\tb\" is not one sbatch option");
+}
+
+TEST_F(Sweep, APointWhoseSummaryIsLostIsFailedAndRedoneOnTheNextRun) {
+  ASSERT_EQ(run(fast_sweep("--grid parallelism.tp=1,2")).code, 0);
+  const auto ids = marked();
+  ASSERT_EQ(ids.size(), 2u);
+  const fs::path summary = runs() / *ids.begin() / "summary.json";
+  const std::string whole = read_file(summary);
+  std::ofstream(summary) << whole.substr(0, whole.size() / 2);  // truncated
+  const auto collected = run("sweep collect out");
+  EXPECT_EQ(collected.code, 1);
+  EXPECT_NE(collected.out.find("2 points: 1 ok, 0 invalid, 1 failed"), std::string::npos) << collected.out;
+  const auto rows = jsonl(dir_ / "out" / "results.jsonl");
+  EXPECT_EQ(rows[0]["status"], "failed");
+  EXPECT_NE(rows[0]["error"].get<std::string>().find("summary.json is missing or unreadable"), std::string::npos);
+  const auto again = run(fast_sweep("--grid parallelism.tp=1,2"));
+  EXPECT_EQ(again.code, 0) << again.err;
+  json redone = json::parse(read_file(summary)), before = json::parse(whole);
+  redone.erase("wall_time_s"), before.erase("wall_time_s");
+  EXPECT_EQ(redone, before);  // the same deterministic run, redone
 }
 
 TEST_F(Sweep, ChangedDefinitionAgainstAnExistingDirectoryIsAnError) {

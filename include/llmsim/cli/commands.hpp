@@ -41,5 +41,8 @@ int bench_command(const BenchCliOptions& o);
 int validate_command(const RunOptions& o);
 /// Lists presets (hardware, models, topologies) or registered strategies with their parameters.
 int list_command(const std::string& what, std::ostream& out);
+/// `code`, unless standard output could not be written (a full disk, a closed pipe): then one line on `err`
+/// and exit 2, since the output the command exists for is lost.
+int flushed_stdout(int code, std::ostream& err);
 
 }  // namespace llmsim::cli

@@ -16,6 +16,10 @@ namespace llmsim::scenario {
 /// Parses `text` strictly (above). Throws ScenarioError("<origin>", "malformed JSON at line L, column C: ...").
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
 
+/// nlohmann's message for `e` without its "[json.exception.type_error.302] " prefix ("type must be string, but is
+/// number"), for one-line errors about files llmsim wrote itself (sweep plans, run summaries).
+std::string json_reason(const nlohmann::json::exception& e);
+
 /// The first null inside `doc`, as a JSON pointer ("/cluster/nic_latency_us"), or "" when there is none.
 /// Scenarios never hold null: a key left out takes its default, so a null is always an accident.
 std::string find_null(const nlohmann::json& doc, const std::string& pointer = "");

@@ -18,6 +18,8 @@
 //   always    wall_time_s (the only column that is not deterministic)
 // Only metric columns with a value in some row appear (a training sweep has no serving columns); a metric
 // named like a varied key is left out (the key's column holds it). Missing cells are empty in CSV, null in JSONL.
+#include <optional>
+
 #include "llmsim/sweep/plan.hpp"
 
 namespace llmsim::sweep {
@@ -26,7 +28,11 @@ struct Tally {
   size_t ok = 0, invalid = 0, failed = 0, pending = 0;
 };
 
-/// Reads the plan, the markers and the summaries of `dir` and writes both tables (atomically).
+/// Reads the plan, the markers and the summaries of `dir` and writes both tables (atomically). A point marked ok
+/// whose summary.json is missing or unreadable is reported failed (a rerun of the sweep redoes it).
 Tally collect(const SweepDir& dir);
+
+/// The point's summary.json, or nothing when it is missing or not JSON.
+std::optional<nlohmann::json> read_summary(const SweepDir& dir, const std::string& id);
 
 }  // namespace llmsim::sweep

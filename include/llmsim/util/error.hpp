@@ -2,6 +2,8 @@
 // Typed errors of llmsim and its one exit-code policy. Library code throws; only main() turns an error into an
 // exit code, through exit_code_for() (src/util/error.cpp):
 //   ScenarioError            -> exit 2, "error: <path>: <what is wrong> (<what is allowed>)"  (the user's input)
+//   std::filesystem::filesystem_error -> exit 2, "error: <operation>: <reason> [<path>]" (a path the user gave
+//                               cannot be created, read or written: permissions, /proc, a file where a folder is)
 //   SIGINT, SIGTERM, SIGHUP  -> exit 128 + signal (130, 143, 129), "interrupted: no output written" (util/interrupt.hpp)
 //   SimulationError, others  -> exit 1, "internal error (a bug in llmsim, please report it): ..."
 // Exit 1 is otherwise only a result: `regress` found a regression or a failed scenario, `sweep` has failed points.

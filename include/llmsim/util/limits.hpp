@@ -8,6 +8,8 @@ constexpr double kMaxJsonFileBytes = 16.0 * 1024 * 1024;
 /// Deepest nesting of objects and arrays in any JSON input: scenarios nest 5 levels; readers that walk a document
 /// recursively would exhaust the stack at about 20,000.
 constexpr int kMaxJsonDepth = 64;
+/// Most points of one sweep: 10,000 (each is a simulation; SLURM's default MaxArraySize is 1,001).
+constexpr double kMaxSweepPoints = 10000;
 /// Largest data file a scenario names (failure trace, request trace, length CDF, co-activation file, SimGrid
 /// platform) [bytes]: the shipped Azure traces are 0.3 and 0.7 MiB.
 constexpr double kMaxDataFileBytes = 1024.0 * 1024 * 1024;
