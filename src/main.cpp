@@ -146,7 +146,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << llmsim::escape_control(e.what()) << " (see llmsim --help)\n";
+    std::string commands;  // a first word that is no command: name it and the commands
+    bool known = false;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      known = known || (argc > 1 && sub->get_name() == argv[1]);
+    }
+    const bool unknown = argc > 1 && argv[1][0] != '-' && !known;
+    std::cerr << "error: "
+              << (unknown ? llmsim::escape_control(argv[1]) + ": unknown command (one of: " + commands + ")"
+                          : llmsim::escape_control(e.what()))
+              << " (see llmsim --help)\n";
     return 2;
   }
   int code = 0;

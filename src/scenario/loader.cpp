@@ -24,7 +24,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string config_dir() {
-  if (const char* env = std::getenv("LLMSIM_CONFIG_DIR"); env && *env) return env;
+  if (const char* env = std::getenv("LLMSIM_CONFIG_DIR"); env && *env) {
+    if (!fs::is_directory(fs::path(env) / "hardware"))
+      throw ScenarioError("LLMSIM_CONFIG_DIR", std::string(env) + " is not a configs directory (one holding hardware/, "
+                                               "models/, ...); unset it to use the configs next to llmsim");
+    return env;
+  }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {

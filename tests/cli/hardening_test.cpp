@@ -239,4 +239,13 @@ TEST_F(Hardening, AnUnwritableStandardOutputOrPathIsExitTwo) {
   EXPECT_NE(r.err.find("blocker/sweep"), std::string::npos) << r.err;
 }
 
+TEST_F(Hardening, AnUnknownCommandOrConfigDirectoryIsNamed) {
+  expect_input_error(run("frobnicate"), "frobnicate: unknown command (one of: run, validate, ");
+  const fs::path err = dir_ / "config.err";
+  const int status = std::system(("LLMSIM_CONFIG_DIR=/nonexistent '" + std::string(LLMSIM_BINARY) + "' list models 2>'" +
+                                  err.string() + "'").c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
+  EXPECT_EQ(read_file(err).rfind("error: LLMSIM_CONFIG_DIR: /nonexistent is not a configs directory", 0), 0u) << read_file(err);
+}
+
 }  // namespace
