@@ -11,6 +11,7 @@ import os
 import subprocess
 import tempfile
 import time
+from tool_main import guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -37,4 +38,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -22,6 +22,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from scipy.optimize import minimize
+from tool_main import guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOUNDS = {"matmul_efficiency": (0.3, 1.0), "matmul_half_dim": (0.0, 1024.0), "memory_efficiency": (0.3, 1.0),
@@ -105,4 +106,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

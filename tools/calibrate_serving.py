@@ -17,6 +17,7 @@ import json
 import math
 import os
 import subprocess
+from tool_main import guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLMSIM = os.path.join(ROOT, "build", "llmsim")
@@ -102,4 +103,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -25,6 +25,7 @@ import math
 import os
 import subprocess
 import tempfile
+from tool_main import guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLMSIM = os.path.join(ROOT, "build", "llmsim")
@@ -229,4 +230,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from tool_main import guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "data", "validation", "sglang-h200-llama3.3-70b-online.csv")
@@ -51,4 +52,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

@@ -16,6 +16,7 @@ import os
 import tempfile
 
 from llmsim_runs import comparison_parser, run
+from tool_main import guarded
 
 
 def main():
@@ -53,4 +54,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

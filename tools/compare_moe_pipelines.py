@@ -12,6 +12,7 @@ import os
 import tempfile
 
 from llmsim_runs import comparison_parser, run
+from tool_main import guarded
 
 
 def main():
@@ -45,4 +46,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

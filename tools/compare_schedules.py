@@ -11,6 +11,7 @@ import os
 import tempfile
 
 from llmsim_runs import DEFAULT_LLMSIM, run
+from tool_main import guarded
 
 
 def main():
@@ -48,4 +49,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

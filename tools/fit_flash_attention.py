@@ -9,6 +9,7 @@ import csv
 
 import numpy as np
 from scipy.optimize import least_squares
+from tool_main import guarded
 
 
 def fit(seq, eff):
@@ -33,4 +34,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -41,6 +41,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from tool_main import guarded
 
 REPO = Path(__file__).resolve().parent.parent
 SILENT_TAGS = {"duplicate-key", "trailing-bytes", "unknown-key-null", "null-value"}
@@ -616,4 +617,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(guarded(main, sys.argv[1:]))

@@ -94,10 +94,11 @@ def outputs(args):
 def save(fig, args, note=""):
     """Tight layout, then one file per --out (format from its extension); prints what it wrote."""
     fig.tight_layout(pad=0.3)
-    for path in outputs(args):
+    for path in outputs(args):  # every name checked before any file is written
         ext = os.path.splitext(path)[1].lower().lstrip(".")
         if ext not in ("png", "pdf", "svg"):
             raise SystemExit(f"{path}: unknown figure format '{ext}' (use .png, .pdf or .svg)")
+    for path in outputs(args):
         fig.savefig(path)
         print(f"wrote {path}" + (f" ({note})" if note else ""))
     plt.close(fig)

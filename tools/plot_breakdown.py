@@ -14,6 +14,7 @@ import json
 import os
 
 import paper_style
+from tool_main import guarded
 
 # Stacking order (bottom to top) and legend names; the keys are summary.json's time categories.
 CATEGORIES = [("gemm", "GEMM"), ("attention", "attention"), ("elementwise", "elementwise"), ("optimizer", "optimizer"),
@@ -70,4 +71,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -14,6 +14,7 @@ import argparse
 import csv
 
 import paper_style
+from tool_main import guarded
 
 
 def number(text, where):
@@ -72,4 +73,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -10,6 +10,7 @@ import json
 import os
 
 import paper_style
+from tool_main import guarded
 
 
 def main():
@@ -39,4 +40,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -15,6 +15,7 @@ import re
 
 import paper_style
 import matplotlib.pyplot as plt
+from tool_main import guarded
 
 NODE_LINK = re.compile(r"^node(\d+)-([a-z]+)([\d-]*)_(UP|DOWN)$")
 KIND_ORDER = ["nvl", "nvls", "nic"]
@@ -102,4 +103,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -13,6 +13,7 @@ import os
 import paper_style
 import matplotlib.pyplot as plt
 import matplotlib.ticker
+from tool_main import guarded
 
 
 def read(path, layer):
@@ -68,4 +69,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

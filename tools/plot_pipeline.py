@@ -14,6 +14,7 @@ import re
 
 import paper_style
 from matplotlib.patches import Patch
+from tool_main import guarded
 
 COLOURS = {"F": paper_style.PALETTE[0], "B": paper_style.PALETTE[1], "W": paper_style.PALETTE[2],
            "optimizer": paper_style.PALETTE[4], "comm": paper_style.PALETTE[3], "wait": "#BBBBBB"}
@@ -104,4 +105,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -10,6 +10,7 @@ import csv
 import os
 
 import paper_style
+from tool_main import guarded
 
 
 def column(rows, key, keep=lambda r: True):
@@ -55,4 +56,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from tool_main import guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -55,4 +56,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    guarded(main)

@@ -1,0 +1,29 @@
+"""The entry point every tool shares: a run that fails on its input (a missing or malformed file, an llmsim run
+that failed, an output path that cannot be written) ends with one line on stderr and exit code 2, not a traceback."""
+import json
+import os
+import subprocess
+import sys
+
+
+def describe(e):
+    """One line for exception `e` as the user should read it."""
+    if isinstance(e, KeyError):
+        return f"missing key {e} (is the input the output this tool reads?)"
+    if isinstance(e, json.JSONDecodeError):
+        return f"malformed JSON: {e}"
+    if isinstance(e, subprocess.CalledProcessError):
+        return f"{' '.join(map(str, e.cmd))} failed (exit {e.returncode})"
+    if isinstance(e, OSError) and e.filename:
+        return f"{e.filename}: {e.strerror}"
+    return f"{type(e).__name__}: {e}"
+
+
+def guarded(main, *args):
+    """Runs main(*args) and returns its result; input errors exit 2 with one line naming the tool."""
+    try:
+        return main(*args)
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError,
+            subprocess.CalledProcessError) as e:
+        print(f"{os.path.basename(sys.argv[0])}: error: {' '.join(describe(e).split())}", file=sys.stderr)
+        sys.exit(2)
