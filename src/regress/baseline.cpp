@@ -51,8 +51,9 @@ Baseline read_baseline(const std::string& path) {
     if (!metrics.is_object()) bad(path, "/scenarios/" + name + ": not an object of metrics");
     auto& m = b.scenarios[name];
     for (const auto& [metric, value] : metrics.items()) {
-      if (!value.is_number() || !std::isfinite(value.get<double>()))
-        bad(path, "/scenarios/" + name + "/" + metric + ": not a finite number");
+      if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+        bad(path, "/scenarios/" + name + "/" + metric + ": not a finite number >= 0 (every metric is a time, a rate "
+                                                         "or a fraction)");
       m[metric] = value.get<double>();
     }
   }

@@ -1,5 +1,4 @@
 #include "llmsim/regress/suite.hpp"
-#include "llmsim/scenario/json_text.hpp"
 
 #include <sys/wait.h>
 
@@ -11,7 +10,10 @@
 #include <optional>
 #include <sstream>
 
+#include "llmsim/scenario/json_text.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
+#include "llmsim/util/input_file.hpp"
 #include "llmsim/util/interrupt.hpp"
 #include "llmsim/util/process.hpp"
 
@@ -112,7 +114,8 @@ std::vector<std::string> suite_files(const std::string& dir, const std::string& 
   const fs::path skip = fs::weakly_canonical(baseline, ec);
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".json" || !e.is_regular_file()) continue;
+    if (e.path().extension() != ".json") continue;
+    util::check_input_file(e.path().string(), e.path().string(), limits::kMaxJsonFileBytes);  // a dangling link, a FIFO
     std::error_code ec2;
     if (fs::weakly_canonical(e.path(), ec2) == skip || is_baseline(e.path())) continue;
     files.push_back(e.path().string());

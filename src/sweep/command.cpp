@@ -44,9 +44,11 @@ int sweep_command(const SweepOptions& o, std::ostream& out) {
   if (o.wait && o.backend != "slurm") throw ScenarioError("--wait", "only with --backend slurm");
   if (!o.slurm_options.empty() && o.backend != "slurm") throw ScenarioError("--slurm-option", "only with --backend slurm");
   for (const auto& opt : o.slurm_options)  // each becomes one "#SBATCH" line of the job script
-    if (opt.rfind("-", 0) != 0 || opt.find_first_of(kControlCharacters) != std::string::npos)
-      throw ScenarioError("--slurm-option", "\"" + opt + "\" is not one sbatch option (it starts with '-' and holds no "
-                                            "line break or other control character, e.g. --partition=gpu)");
+    if (opt.rfind("-", 0) != 0 || opt.find_first_of(kControlCharacters) != std::string::npos ||
+        opt.rfind("--array", 0) == 0 || opt.rfind("-a", 0) == 0)
+      throw ScenarioError("--slurm-option", "\"" + opt + "\" is not one sbatch option (it starts with '-', holds no "
+                                            "line break or other control character and is not --array, which the "
+                                            "sweep sets; e.g. --partition=gpu)");
   const auto def = make_definition(o.scenario, o.sets, o.grid, o.zip, o.sweep_file);
   const auto points = make_points(def);
   check_points(def, points);

@@ -1,5 +1,4 @@
 #include "llmsim/sweep/plan.hpp"
-#include "llmsim/scenario/json_text.hpp"
 
 #include <unistd.h>
 
@@ -8,6 +7,7 @@
 
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/scenario/loader.hpp"
+#include "llmsim/scenario/json_text.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/util/limits.hpp"
 #include "llmsim/util/interrupt.hpp"

@@ -208,6 +208,8 @@ TEST_F(Regress, BadInputExitsTwo) {
   expect_input_error(regress(""), "base.json: malformed JSON at line 1, column 3");
   write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"a", {{"m", "x"}}}}}});
   expect_input_error(regress(""), "base.json: /scenarios/a/m: not a finite number");
+  write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"a", {{"m", -5}}}}}});
+  expect_input_error(regress(""), "base.json: /scenarios/a/m: not a finite number >= 0");
   make_baseline();
   const std::string good = read_file(dir_ / "base.json");
   expect_input_error(run("regress nowhere --baseline base.json"), "nowhere: no such suite directory");
@@ -221,6 +223,8 @@ TEST_F(Regress, BadInputExitsTwo) {
   expect_input_error(regress("-j 0"), "");
   expect_input_error(regress("--tolerance 0x1"), "--tolerance 0x1: not a tolerance");  // decimal only
   expect_input_error(regress("--tolerance ''"), "--tolerance: an empty tolerance");
+  fs::create_symlink("gone.json", dir_ / "suite" / "dangling.json");  // a scenario that is not there is named
+  expect_input_error(regress(""), "suite/dangling.json: does not exist");
 }
 
 TEST_F(Regress, UpdateReplacesOnlyARegularFileAndWritesThroughALink) {

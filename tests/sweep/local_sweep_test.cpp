@@ -179,6 +179,8 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
   // Each --slurm-option is one "#SBATCH" line of the job script: no line break, and an option.
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --backend slurm --slurm-option=partition=gpu")),
                      "--slurm-option: \"partition=gpu\" is not one sbatch option");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --backend slurm --slurm-option=--array=0-5")),
+                     "--slurm-option: \"--array=0-5\" is not one sbatch option");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --backend slurm '--slurm-option=--partition=a\tb'")),
                      "--slurm-option: \"--partition=a\\tb\" is not one sbatch option");
 }
