@@ -133,6 +133,9 @@ int bench_command(const BenchCliOptions& o) {
   b.max_bytes = bench::parse_size(o.max, "--max");
   b.factor = o.factor;
   b.window = o.window;
+  if (b.window > 0 && b.algorithm != collectives::Algorithm::Direct && b.algorithm != collectives::Algorithm::Auto)
+    throw ScenarioError("--window", std::string("the ") + collectives::algorithm_name(b.algorithm) +
+                                        " algorithm has no peers to limit (only direct, or auto when it picks direct)");
   if (b.max_bytes < b.min_bytes) throw ScenarioError("--max", "must be at least --min");
   if (b.max_bytes > 1099511627776.0) throw ScenarioError("--max", "at most 1024G per rank");
   if (s.network.model == "ns-3" && b.max_bytes > 65536)

@@ -224,6 +224,7 @@ TEST_F(Hardening, CollectiveSizesAreDecimalAndAtLeastOneByte) {
     expect_input_error(run(bench + "--max " + bad), std::string("--max: \"") + bad + "\" is not a size of at least one byte");
   expect_input_error(run(bench + "--max 1K --factor nan"), "--factor: ");
   expect_input_error(run(bench + "--max 1K --csv ''"), "--csv: an empty file name");
+  expect_input_error(run(bench + "--max 1K --algorithm ring --window 3"), "--window: the ring algorithm has no peers");
 }
 
 TEST_F(Hardening, AnUnwritableStandardOutputOrPathIsExitTwo) {
