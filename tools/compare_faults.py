@@ -35,6 +35,9 @@ def main():
         if not sep or "=" not in override:
             ap.error(f"--module-set expects MODULE:key=value, got '{item}'")
         per_module.setdefault(module, []).append(override)
+    unknown = set(per_module) - set(args.modules.split(","))
+    if unknown:
+        ap.error(f"--module-set names {', '.join(sorted(unknown))}, not among --modules {args.modules}")
 
     causes = ["lost_work", "stall", "wait", "checkpoint", "stopped", "overhead_all_up", "degraded"]
     print("| model | process | module | failures | effective tokens/s | drop | " + " | ".join(causes) + " |")
