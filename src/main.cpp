@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   // [subcommands: each command's options above this line]
   std::string what;
   auto* list = app.add_subcommand("list", "list presets and registered strategies");
-  list->add_option("what", what, "hardware, models, topologies, strategies, routing, faults or serving")
+  list->add_option("category", what, "hardware, models, topologies, strategies, routing, faults or serving")
       ->required()
       ->check(CLI::IsMember({"hardware", "models", "topologies", "strategies", "routing", "faults", "serving"}));
 

@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("scenario", nargs="?",
                     default=os.path.join(ROOT, "scenarios", "serving", "llama2-70b-a100-conversation.json"))
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))

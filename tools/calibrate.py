@@ -66,7 +66,7 @@ def simulate(llmsim, scenario, overrides, out, metric):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--table", choices=sorted(TABLES), default="megatron-lm-table1")
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
     ap.add_argument("--fit", default="matmul_efficiency,matmul_half_dim,memory_efficiency")

@@ -61,7 +61,7 @@ def solve3(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("gpu", choices=sorted(PRESETS))
     ap.add_argument("--fit-matmul", action="store_true")
     ap.add_argument("--write", action="store_true", help="write the fitted values into configs/engines/vllm-2023.json")

@@ -189,7 +189,7 @@ def write(gpu, eff, x):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("gpu", choices=sorted(PRESETS))
     ap.add_argument("--waves", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=2)

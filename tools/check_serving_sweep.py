@@ -33,7 +33,7 @@ def simulate(llmsim, rate, requests, out):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
     args = ap.parse_args()
     rows = list(csv.DictReader(l for l in open(DATA) if not l.startswith("#")))

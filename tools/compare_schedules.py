@@ -15,7 +15,7 @@ from tool_main import guarded
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("scenario")
     ap.add_argument("--schedules", default="interleaved-1f1b,zb-v,stp")
     ap.add_argument("--pp", default="", help="comma-separated pipeline depths (default: the scenario's)")

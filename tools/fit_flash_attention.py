@@ -19,7 +19,7 @@ def fit(seq, eff):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("table", nargs="?", default="data/validation/flash-attention-3-h100.csv")
     ap.add_argument("--peak", type=float, default=989.4, help="dense BF16 peak [TFLOP/s] (H100 SXM5)")
     args = ap.parse_args()

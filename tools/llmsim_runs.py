@@ -24,7 +24,7 @@ def run(llmsim, scenario, overrides, out):
 
 def comparison_parser(doc):
     """Arguments every comparison over scenarios takes: SCENARIO..., --set k=v (repeatable), --llmsim."""
-    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("scenarios", nargs="+")
     ap.add_argument("--set", action="append", default=[], help="override passed to every run")
     ap.add_argument("--llmsim", default=DEFAULT_LLMSIM)

@@ -131,7 +131,7 @@ TABLES = {"nemo-24.07-h100": ("nemo-24.07-h100-pretrain.csv", nemo_h100),
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("table", choices=sorted(TABLES))
     args = ap.parse_args()
     csv_name, make = TABLES[args.table]

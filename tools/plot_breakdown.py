@@ -35,7 +35,7 @@ def load(run):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("runs", nargs="+", help="llmsim training output directories (or their summary.json)")
     ap.add_argument("--labels", default="", help="comma-separated bar labels (default: the scenario names)")
     ap.add_argument("--fraction", action="store_true", help="shares of the iteration instead of seconds")

@@ -25,7 +25,7 @@ def number(text, where):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("table", help="CSV file with a header row")
     ap.add_argument("--x", default="label", help="column of the bar labels (default label)")
     ap.add_argument("--y", default="simulated", help="column of the simulated values (default simulated)")

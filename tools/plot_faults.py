@@ -14,7 +14,7 @@ from tool_main import guarded
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("runs", nargs="+", help="output directories of llmsim runs with failures")
     paper_style.add_out_argument(ap, "faults.png")
     args = ap.parse_args()

@@ -29,7 +29,7 @@ def index_key(index):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("run", help="output directory of an llmsim training run (or its links.csv)")
     ap.add_argument("--metric", choices=sorted(METRICS), default="mean")
     ap.add_argument("--max-fabric", type=int, default=24, help="fabric links drawn (the busiest)")

@@ -21,7 +21,7 @@ def read(path, layer):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("run", help="output directory of an llmsim run of a MoE model")
     ap.add_argument("--layer", type=int, default=0, help="MoE layer (0-based among the MoE layers)")
     paper_style.add_out_argument(ap, "moe.png")

@@ -31,7 +31,7 @@ def kind_of(event):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("trace")
     paper_style.add_out_argument(ap, "timeline.png")
     ap.add_argument("--ranks", default="", help="comma-separated GPU ranks (default: all traced)")

@@ -18,7 +18,7 @@ def column(rows, key, keep=lambda r: True):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("runs", nargs="+", help="output directories of llmsim serving runs")
     paper_style.add_out_argument(ap, "serving.png")
     args = ap.parse_args()

@@ -23,7 +23,7 @@ def scenario_for(row):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "validation"))
     ap.add_argument("--set", action="append", default=[], help="override passed to every run")
