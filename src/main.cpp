@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
   bench->add_option("--max", bench_opts.max, "largest size per rank, e.g. 8G");
   bench->add_option("--factor", bench_opts.factor, "size multiplier between steps")
       ->check(CLI::Range(1.01, 1e6))
-      ->check([](const std::string& v) { return v.find_first_not_of("0123456789.eE+-") == std::string::npos ? std::string()
-                                                                                                   : "not a decimal number: " + v; });
+      ->check([](const std::string& v) { return llmsim::decimal_number(v) ? std::string() : "not a decimal number: " + v; });
   bench->add_option("--window", bench_opts.window, "direct algorithms: concurrent peers (0 = all)")->check(CLI::NonNegativeNumber);
   bench->add_option("--csv", bench_opts.csv, "also write the table as CSV to this file")
       ->check([](const std::string& v) { return v.empty() ? std::string("an empty file name") : std::string(); });
@@ -162,19 +161,19 @@ int main(int argc, char** argv) {
   int code = 0;
   try {
     code = [&] {
-    if (*run) return llmsim::cli::run_command(run_opts);
-    if (*validate) return llmsim::cli::validate_command(validate_opts);
-    if (*bench) return llmsim::cli::bench_command(bench_opts);
-    if (*step) return llmsim::cli::step_time_command(step_opts, std::cout);
-    if (*schema) return llmsim::cli::schema_command(schema_format, std::cout);
-    if (*regress)
-      return llmsim::regress::regress_command(regress_opts, std::filesystem::read_symlink("/proc/self/exe").string(),
-                                              std::cout);
-    if (*sweep_collect) return llmsim::sweep::sweep_collect_command(sweep_dir, std::cout);
-    if (*sweep_point) return llmsim::sweep::sweep_run_point_command(sweep_dir, sweep_index);
-    if (*sweep) return llmsim::sweep::sweep_command(sweep_opts, std::cout);
-    // [dispatch: each command's call above this line]
-    return llmsim::cli::list_command(what, std::cout);
+      if (*run) return llmsim::cli::run_command(run_opts);
+      if (*validate) return llmsim::cli::validate_command(validate_opts);
+      if (*bench) return llmsim::cli::bench_command(bench_opts);
+      if (*step) return llmsim::cli::step_time_command(step_opts, std::cout);
+      if (*schema) return llmsim::cli::schema_command(schema_format, std::cout);
+      if (*regress)
+        return llmsim::regress::regress_command(regress_opts, std::filesystem::read_symlink("/proc/self/exe").string(),
+                                                std::cout);
+      if (*sweep_collect) return llmsim::sweep::sweep_collect_command(sweep_dir, std::cout);
+      if (*sweep_point) return llmsim::sweep::sweep_run_point_command(sweep_dir, sweep_index);
+      if (*sweep) return llmsim::sweep::sweep_command(sweep_opts, std::cout);
+      // [dispatch: each command's call above this line]
+      return llmsim::cli::list_command(what, std::cout);
     }();
   } catch (...) {
     code = llmsim::exit_code_for(std::current_exception(), std::cerr);

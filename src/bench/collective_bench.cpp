@@ -21,18 +21,12 @@ double parse_size(const std::string& text, const std::string& what) {
     return ScenarioError(what, "\"" + text + "\" is not a size of at least one byte (a decimal number with an optional "
                                "K, M or G suffix)");
   };
-  const size_t digits = text.find_first_not_of("0123456789.eE+-");  // decimal only: no hex, nan or inf
-  const std::string number = text.substr(0, digits), unit = digits == std::string::npos ? "" : text.substr(digits);
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(number, &used);
-  } catch (const std::exception&) {
-    throw bad();
-  }
+  const size_t digits = text.find_first_not_of("0123456789.eE+-");
+  const std::string unit = digits == std::string::npos ? "" : text.substr(digits);
+  const auto v = decimal_number(text.substr(0, digits));
   const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0 : unit == "G" ? 1073741824.0 : -1;
-  if (used != number.size() || scale < 0 || !(v * scale >= 1) || !std::isfinite(v)) throw bad();
-  return v * scale;
+  if (!v || scale < 0 || !(*v * scale >= 1)) throw bad();
+  return *v * scale;
 }
 
 std::vector<BenchRow> bench_collective(const scenario::Scenario& s, const BenchOptions& o) {

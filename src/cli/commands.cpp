@@ -89,7 +89,7 @@ void check_step_fits(const scenario::Scenario& s, const std::string& option, lon
                                     " exceed model.max_seq_len " + std::to_string(limit) + " (at most " +
                                     std::to_string(limit - (decoding ? 1 : 0)) + ")");
   const serving::KvGeometry kv = serving::replica_kv(s);
-  const long blocks = sequences * ((held + kv.block_size - 1) / kv.block_size);
+  const long blocks = sequences * serving::KvBlocks(kv.blocks, kv.block_size).blocks_for(held);
   if (blocks > kv.blocks)
     throw ScenarioError(option, std::to_string(sequences) + " sequences of " + std::to_string(held) + " tokens need " +
                                     std::to_string(blocks) + " KV blocks; the replica holds " + std::to_string(kv.blocks) +

@@ -90,15 +90,9 @@ void write_baseline(const std::string& path, const Baseline& b) {
 double parse_tolerance(const std::string& text) {
   const bool percent = !text.empty() && text.back() == '%';
   const std::string number = percent ? text.substr(0, text.size() - 1) : text;
-  double v = NAN;
-  size_t used = 0;
-  try {  // decimal only: std::stod would also read hexadecimal ("0x1") and "inf"
-    if (number.find_first_not_of("0123456789.eE+-") == std::string::npos) v = std::stod(number, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const double fraction = percent ? v / 100 : v;
-  if (number.empty() || used != number.size() || !(fraction >= 0) || !(fraction <= 1))
+  const auto v = decimal_number(number);
+  const double fraction = v ? (percent ? *v / 100 : *v) : NAN;
+  if (!(fraction >= 0) || !(fraction <= 1))
     throw ScenarioError("--tolerance " + text, "not a tolerance (a percentage such as 2% or a fraction such as 0.02, at most 100%)");
   return fraction;
 }

@@ -102,32 +102,39 @@ RequestTotals request_totals(const scenario::Serving& sv, const serving::Serving
   return a;
 }
 
-/// The replicas' steps over [first, end): batch sizes, KV use (time-weighted mean, peak) and busy time.
-json step_totals(const serving::ServingResult& r, double first, double span, long& steps, double& busy) {
+/// The replicas' steps over [first, end): batch sizes, KV use (time-weighted mean, peak), steps and busy time.
+struct StepTotals {
+  double kv_mean = 0, kv_peak = 0, busy = 0;
+  long steps = 0;
+  json batch_size;
+};
+
+StepTotals step_totals(const serving::ServingResult& r, double first, double span) {
+  StepTotals a;
   std::vector<double> batch;
   std::map<int, long> histogram;
-  double kv_mean = 0, kv_peak = 0, batch_sum = 0;
+  double batch_sum = 0;
   for (const auto& rs : r.steps) {
     size_t from = 0;
-    if (!rs.empty() && span > 0) kv_mean += kv_use(rs, first, r.end, r.kv.blocks, from) / r.steps.size();
+    if (!rs.empty() && span > 0) a.kv_mean += kv_use(rs, first, r.end, r.kv.blocks, from) / r.steps.size();
     for (const auto& st : rs) {
       batch.push_back(st.sequences);
       batch_sum += st.sequences;
       ++histogram[st.sequences];
-      kv_peak = std::max(kv_peak, static_cast<double>(st.kv_used) / r.kv.blocks);
-      busy += st.end - st.start;
-      ++steps;
+      a.kv_peak = std::max(a.kv_peak, static_cast<double>(st.kv_used) / r.kv.blocks);
+      a.busy += st.end - st.start;
+      ++a.steps;
     }
   }
   json hist = json::object();
   for (const auto& [k, v] : histogram) hist[std::to_string(k)] = v;
   const double largest = batch.empty() ? 0 : *std::max_element(batch.begin(), batch.end());
-  json batch_size = {{"mean", batch.empty() ? 0 : batch_sum / batch.size()},
-                     {"p50", percentile(batch, 50)},
-                     {"p99", percentile(batch, 99)},
-                     {"max", largest},
-                     {"histogram", hist}};
-  return {{"kv_mean", kv_mean}, {"kv_peak", kv_peak}, {"batch_size", batch_size}};
+  a.batch_size = {{"mean", batch.empty() ? 0 : batch_sum / batch.size()},
+                  {"p50", percentile(batch, 50)},
+                  {"p99", percentile(batch, 99)},
+                  {"max", largest},
+                  {"histogram", hist}};
+  return a;
 }
 
 }  // namespace
@@ -138,9 +145,7 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
   const double first = r.requests.empty() ? 0 : r.requests.front().arrival;
   const double span = r.end - first, n = static_cast<double>(r.requests.size());
   const long rejected = a.status[serving::Status::RejectedContext] + a.status[serving::Status::RejectedKvCache];
-  long steps = 0;
-  double busy = 0;
-  const json st = step_totals(r, first, span, steps, busy);
+  const StepTotals st = step_totals(r, first, span);
   json out = {
       {"requests", r.requests.size()},
       {"replicas", s.parallelism.dp},
@@ -181,12 +186,12 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
         {"bytes_per_token_per_gpu", r.kv.bytes_per_token},
         {"weights_GB_per_gpu", r.kv.weight_bytes / 1e9},
         {"activations_GB_per_gpu", r.kv.activation_bytes / 1e9},
-        {"mean_utilization", st["kv_mean"]},
-        {"peak_utilization", st["kv_peak"]}}},
-      {"batch_size", st["batch_size"]},
+        {"mean_utilization", st.kv_mean},
+        {"peak_utilization", st.kv_peak}}},
+      {"batch_size", st.batch_size},
       {"preemptions", a.preemptions},
-      {"steps", steps},
-      {"busy_fraction", span > 0 ? busy / (span * r.steps.size()) : 0},
+      {"steps", st.steps},
+      {"busy_fraction", span > 0 ? st.busy / (span * r.steps.size()) : 0},
   };
   if (!a.transfer.empty()) out["kv_transfer_s"] = stats(a.transfer);
   out["energy"] = serving_energy(s, r, span, a.served, a.output);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -17,13 +18,6 @@ namespace llmsim::sweep {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Bytes that would break an option out of its line in the job script.
-const std::string kControlCharacters = [] {
-  std::string s;
-  for (int c = 1; c < 0x20; ++c) s += static_cast<char>(c);
-  return s + '\x7f';
-}();
 
 SweepDir sweep_dir(const std::string& path) { return {fs::absolute(path).lexically_normal()}; }
 
@@ -44,7 +38,7 @@ int sweep_command(const SweepOptions& o, std::ostream& out) {
   if (o.wait && o.backend != "slurm") throw ScenarioError("--wait", "only with --backend slurm");
   if (!o.slurm_options.empty() && o.backend != "slurm") throw ScenarioError("--slurm-option", "only with --backend slurm");
   for (const auto& opt : o.slurm_options)  // each becomes one "#SBATCH" line of the job script
-    if (opt.rfind("-", 0) != 0 || opt.find_first_of(kControlCharacters) != std::string::npos ||
+    if (opt.rfind("-", 0) != 0 || std::any_of(opt.begin(), opt.end(), is_control) ||
         opt.rfind("--array", 0) == 0 || opt.rfind("-a", 0) == 0)
       throw ScenarioError("--slurm-option", "\"" + opt + "\" is not one sbatch option (it starts with '-', holds no "
                                             "line break or other control character and is not --array, which the "

@@ -9,12 +9,17 @@
 
 namespace llmsim {
 
+bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
 std::string escape_control(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
+    if (!is_control(c)) {
       out += c;
     } else if (c == '\n') {
       out += "\\n";
@@ -44,6 +49,19 @@ std::string plain_number(double v) {
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
+}
+
+std::optional<double> decimal_number(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos) return std::nullopt;
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {  // not a number, or beyond a double
+    return std::nullopt;
+  }
+  if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 int exit_code_for(const std::exception_ptr& error, std::ostream& err) {

@@ -88,4 +88,12 @@ TEST(ErrorText, NumbersAsWritten) {
   EXPECT_EQ(llmsim::plain_number(1e20), "1e+20");
 }
 
+TEST(ErrorText, DecimalNumbersOnly) {
+  EXPECT_EQ(llmsim::decimal_number("0.02"), 0.02);
+  EXPECT_EQ(llmsim::decimal_number("+1.5e3"), 1500.0);
+  EXPECT_EQ(llmsim::decimal_number("-2"), -2.0);
+  for (const char* bad : {"", "0x10", "inf", "nan", "1e999", "1e", "1.2.3", "12K", " 1"})
+    EXPECT_FALSE(llmsim::decimal_number(bad).has_value()) << bad;
+}
+
 }  // namespace

@@ -10,17 +10,23 @@
 // Every message is one line: control characters in it (from a file name, a value or a preset name) are escaped.
 #include <exception>
 #include <iosfwd>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 namespace llmsim {
 
-/// `text` with every control character (< 0x20, 0x7f) written as \n, \t, \r or \xHH, so that it stays one line.
+/// A control character (< 0x20, 0x7f): what would break a one-line message or a line of a generated script.
+bool is_control(char c);
+/// `text` with every control character written as \n, \t, \r or \xHH, so that it stays one line.
 std::string escape_control(const std::string& text);
 
 /// A number as a user wrote it: an integral value as an integer ("1000001", not "1e+06"), any other value in
 /// the shortest form that reads back to the same double ("0.1", "1.5e-07").
 std::string plain_number(double v);
+/// The finite number `text` writes in decimal (digits, '.', an exponent, signs; all of it), or nothing: no
+/// hexadecimal ("0x1"), "inf" or "nan", which std::stod would also read.
+std::optional<double> decimal_number(const std::string& text);
 
 /// Bad input: a scenario, preset or command-line value that is wrong.
 /// `path` is a JSON pointer into the scenario ("/parallelism/tp"), a flag ("--out x") or a file path; `what()` is
