@@ -43,7 +43,16 @@ struct WorkerState {
   std::unordered_map<int, double> streams_free;     // side stream -> time it is free
   std::unordered_map<int, sg4::CommPtr> transfers;  // event id -> memory transfer in flight
   double host = 0;  // when the host has issued everything so far (it runs ahead of the GPU until it syncs)
+  struct PendingSend {
+    workload::SendOp op;
+    double posted = 0;
+    std::vector<sg4::CommPtr> comms;
+  };
+  std::vector<PendingSend> sends;  // overlapped sends in flight
 };
+
+/// The direction of a pipeline message of `pass`: activations (0) or activation gradients (1).
+int direction(workload::Pass pass) { return pass == workload::Pass::Forward ? 0 : 1; }
 
 struct CollectiveInstance {
   int arrived = 0;
@@ -98,9 +107,15 @@ class Runtime {
   void run(WorkerState& w, const workload::CollectiveWaitOp& o);
   void run(WorkerState& w, const workload::SendOp& o);
   void run(WorkerState& w, const workload::RecvOp& o);
+  void run(WorkerState& w, const workload::SendWaitOp& o) { finish_sends(w, direction(o.pass)); }
   void run(WorkerState& w, const workload::IterationEndOp& o) {
+    finish_sends(w, -1);
     rec_.iteration_end(w.id, o.iteration, sg4::Engine::get_clock());
   }
+  /// Waits for the worker's overlapped sends in `dir` (-1: all of them).
+  void finish_sends(WorkerState& w, int dir);
+  /// Waits for one send's flows: the time from `blocked_from` is pipeline communication, the event spans the send.
+  void finish_send(int id, const WorkerState::PendingSend& s, double blocked_from);
   void run(WorkerState& w, const workload::CommAsyncOp& o);
   void run(WorkerState& w, const workload::WaitEventOp& o);
   void run(WorkerState& w, const workload::MemoryStartOp& o);
@@ -238,14 +253,31 @@ void Runtime::run(WorkerState& w, const workload::SendOp& o) {
   send_posted_[{id, o.peer, tag}] = t0;
   if (message_overhead_ > 0) sg4::this_actor::sleep_for(message_overhead_);
   const auto bytes = static_cast<uint64_t>(o.bytes * p_.lane_width);  // one flow per host of the group
-  std::vector<sg4::CommPtr> comms = {mailbox(id, o.peer)->put_async(reinterpret_cast<void*>(tag), bytes)};
-  for (int lane = 1; lane < lanes(id); ++lane) comms.push_back(sg4::Comm::sendto_async(host(id, lane), host(o.peer, lane), bytes));
-  sg4::Comm::wait_all(comms);
-  rec_.count_activity(static_cast<long long>(comms.size()));
+  WorkerState::PendingSend s{o, t0, {mailbox(id, o.peer)->put_async(reinterpret_cast<void*>(tag), bytes)}};
+  for (int lane = 1; lane < lanes(id); ++lane)
+    s.comms.push_back(sg4::Comm::sendto_async(host(id, lane), host(o.peer, lane), bytes));
+  if (o.overlapped) {  // only the posting overhead blocks the worker now
+    rec_.add_time(id, TimeCategory::PpComm, sg4::Engine::get_clock() - t0);
+    w.sends.push_back(std::move(s));
+  } else {
+    finish_send(id, s, t0);
+  }
+}
+
+void Runtime::finish_sends(WorkerState& w, int dir) {
+  auto waits = [dir](const WorkerState::PendingSend& s) { return dir < 0 || direction(s.op.message.pass) == dir; };
+  for (const auto& s : w.sends)
+    if (waits(s)) finish_send(w.id, s, sg4::Engine::get_clock());
+  w.sends.erase(std::remove_if(w.sends.begin(), w.sends.end(), waits), w.sends.end());
+}
+
+void Runtime::finish_send(int id, const WorkerState::PendingSend& s, double blocked_from) {
+  sg4::Comm::wait_all(s.comms);
+  rec_.count_activity(static_cast<long long>(s.comms.size()));
   const double t1 = sg4::Engine::get_clock();
-  rec_.add_time(id, TimeCategory::PpComm, t1 - t0);
-  const auto& m = o.message;
-  rec_.event({id, 1, TimeCategory::PpComm, m.pass, m.micro_batch, m.chunk, o.peer, t0, t1});
+  rec_.add_time(id, TimeCategory::PpComm, t1 - blocked_from);
+  const auto& m = s.op.message;
+  rec_.event({id, 1, TimeCategory::PpComm, m.pass, m.micro_batch, m.chunk, s.op.peer, s.posted, t1});
 }
 
 void Runtime::run(WorkerState& w, const workload::RecvOp& o) {

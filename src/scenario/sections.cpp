@@ -248,6 +248,11 @@ FieldList parallelism_fields() {
                     "tp collective of a unit is split into tp pieces pipelined with its GEMM, Wang et al. ASPLOS'23; "
                     "needs sequence_parallel)")
           .with_default("none"),
+      Field::boolean("overlap_p2p_comm",
+                     "Megatron-Core's overlap_p2p_comm: a stage's pipeline sends stay in flight while it computes, "
+                     "waited for before its next task of the same direction; only interleaved-1f1b hosts it (Megatron "
+                     "turns it off for the other schedules, arguments.py), elsewhere sends block")
+          .with_default(false),
   };
 }
 

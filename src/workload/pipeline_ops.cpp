@@ -143,6 +143,7 @@ void append_pipeline_ops(std::vector<Op>& ops, int stage, const std::vector<stra
       tasks[k] = resolve(order[i + k], stage, schedule, wiring);
       const Resolved& r = tasks[k];
       if (remote(r.from)) wiring.activations->receive(ops, wiring.worker(wiring.owner[r.from]), r.step());
+      wiring.activations->before_compute(ops, r.step());
     }
     // Prefetch: copy back what the next composite's backward needs while this one computes.
     if (c + 1 < composites.size())

@@ -55,7 +55,7 @@ double simulate(const strategy::PipelineSchedule& sch, int p, int m, double tf, 
                                      chain("B", tb, true)};
   const std::vector<workload::ChunkPasses> all(p * v, passes);
   const int copy_cost = cost("activation copy", copy, workload::TimeCategory::Offload);
-  workload::PipelineWiring wiring{p, workload::chunk_owners(sch, p), &all, std::make_shared<workload::PipelineP2p>(0.0), [](int stage) { return stage; },
+  workload::PipelineWiring wiring{p, workload::chunk_owners(sch, p), &all, std::make_shared<workload::PipelineP2p>(0.0, false), [](int stage) { return stage; },
                                   std::vector<int>(p * v, copy_cost)};
   for (int stage = 0; stage < p; ++stage) {
     workload::Worker wk;

@@ -3,8 +3,9 @@
 // compute blocks are sleeps of their modelled duration; sends, receives and collectives are SimGrid flows that
 // share links (max-min fairness of the chosen network model).
 //   SendOp    one flow of width x per-GPU bytes between the groups' hosts (lane aggregation, see
-//             platform/cluster_platform.hpp), blocking until delivered; the peer's mailbox is eager (permanent
-//             receiver) so a send never waits for the receive call.
+//             platform/cluster_platform.hpp), blocking until delivered (an overlapped one: until the worker's
+//             next SendWaitOp of its direction or its iteration's end, the wait being pipeline communication);
+//             the peer's mailbox is eager (permanent receiver) so a send never waits for the receive call.
 //   RecvOp    waits for the tagged message; time before the sender posted it is idle (bubble), time after is
 //             pipeline communication.
 //   CollectiveStartOp

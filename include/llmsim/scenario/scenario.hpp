@@ -111,6 +111,9 @@ struct Parallelism {
   std::string tp_variant = "megatron";  ///< megatron | fal | fal+ (collective counts in workload/training.hpp)
   int last_stage_layers = 0;            ///< layers of the last stage ("auto" resolves to layers / pp)
   std::string tp_comm_overlap = "none";  ///< none | wgrad | pipelined (workload/chunk_passes.hpp)
+  /// Megatron-Core's overlap_p2p_comm: pipeline sends left in flight (workload/pipeline_ops.hpp), in the
+  /// schedules that host it (PipelineSchedule::hosts_p2p_overlap)
+  bool overlap_p2p_comm = false;
   std::string cp_variant = "ring";       ///< ring | ulysses (workload/context_parallel.hpp)
   std::string rank_order = "tp-cp-dp-pp";  ///< rank numbering, fastest first (workload/training.hpp)
   /// even | embedding-loss: the input embedding and the loss each count as one layer in the split

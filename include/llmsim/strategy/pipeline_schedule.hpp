@@ -48,6 +48,9 @@ class PipelineSchedule {
   /// Local chunk whose activations go to host memory after each forward and come back before its backward
   /// (activation offload), or -1.
   virtual int offloaded_chunk() const { return -1; }
+  /// Whether parallelism.overlap_p2p_comm applies: Megatron-Core overlaps pipeline sends with compute only in its
+  /// interleaved schedule (megatron/training/arguments.py sets overlap_p2p_comm False without virtual stages).
+  virtual bool hosts_p2p_overlap() const { return false; }
   /// Every forward and backward task of `ctx.stage`, in execution order; each (pass, micro-batch, chunk)
   /// appears exactly once.
   virtual std::vector<PipelineTask> stage_order(const StageContext& ctx) const = 0;

@@ -31,21 +31,31 @@ class ActivationExchange {
   virtual void receive(std::vector<Op>& ops, int from_worker, const PassStep& step) const = 0;
   /// `step` names the receiver's step (its pass, micro-batch and chunk).
   virtual void send(std::vector<Op>& ops, int to_worker, const PassStep& step) const = 0;
+  /// Before every task's compute (after its receives), whether or not it receives or sends.
+  virtual void before_compute(std::vector<Op>& /*ops*/, const PassStep& /*step*/) const {}
 };
 
 /// Point-to-point activations between consecutive stages: one RecvOp before, one SendOp of `bytes` per GPU after.
+/// `overlapped` (Megatron-Core's overlap_p2p_comm, parallelism.overlap_p2p_comm): each send is left in flight and
+/// waited for before the stage's next forward (activations) or backward (gradients) task computes, as
+/// forward_backward_pipelining_with_interleaving waits for the previous step's handles; receives are eager in
+/// either case (engine: permanent receivers).
 class PipelineP2p final : public ActivationExchange {
  public:
-  explicit PipelineP2p(double bytes) : bytes_(bytes) {}
+  PipelineP2p(double bytes, bool overlapped) : bytes_(bytes), overlapped_(overlapped) {}
   void receive(std::vector<Op>& ops, int from_worker, const PassStep& step) const override {
     ops.push_back(recv_from(from_worker, step));
   }
   void send(std::vector<Op>& ops, int to_worker, const PassStep& step) const override {
-    ops.push_back(send_to(to_worker, step, bytes_));
+    ops.push_back(send_to(to_worker, step, bytes_, overlapped_));
+  }
+  void before_compute(std::vector<Op>& ops, const PassStep& step) const override {
+    if (overlapped_ && step.pass != Pass::BackwardWeight) ops.push_back(wait_sends(step.pass));
   }
 
  private:
   double bytes_;
+  bool overlapped_;
 };
 
 struct PipelineWiring {

@@ -87,11 +87,20 @@ struct CollectiveWaitOp {
   int32_t collective = 0;
   Pass pass = Pass::None;
 };
-/// Sends `bytes` per GPU to worker `peer`; blocks until they are delivered.
+/// Sends `bytes` per GPU to worker `peer`; blocks until they are delivered, unless `overlapped`
+/// (Megatron-Core's overlap_p2p_comm): then the worker goes on, and waits for the delivery at its next
+/// SendWaitOp of the message's direction or at the end of its iteration.
 struct SendOp {
   int32_t peer = 0;
   PassStep message;
   double bytes = 0;  ///< per GPU [bytes]
+  bool overlapped = false;
+};
+/// Blocks until this worker's overlapped sends in the direction of `pass` are delivered: activations (Forward)
+/// or activation gradients (Backward, BackwardInput). Megatron-Core's interleaved schedule waits for the previous
+/// step's send handles of a direction before it computes the next step of that direction.
+struct SendWaitOp {
+  Pass pass = Pass::None;
 };
 /// Blocks until the message `message` from worker `peer` has arrived (messages arriving earlier are kept).
 struct RecvOp {
@@ -136,8 +145,8 @@ struct MemoryWaitOp {
   int32_t event = 0;
 };
 
-using Op = std::variant<ComputeOp, CollectiveStartOp, CollectiveWaitOp, SendOp, RecvOp, IterationEndOp, CommAsyncOp,
-                        WaitEventOp, MemoryStartOp, MemoryWaitOp, HostSyncOp>;
+using Op = std::variant<ComputeOp, CollectiveStartOp, CollectiveWaitOp, SendOp, SendWaitOp, RecvOp, IterationEndOp,
+                        CommAsyncOp, WaitEventOp, MemoryStartOp, MemoryWaitOp, HostSyncOp>;
 
 /// Builders, one per op, named for what it does (they read at the call site; the structs stay aggregates).
 inline ComputeOp compute(int cost, PassStep step = {}) { return ComputeOp{cost, step}; }
@@ -145,7 +154,10 @@ inline CollectiveStartOp start_collective(int collective) { return CollectiveSta
 inline CollectiveWaitOp wait_collective(int collective, Pass pass = Pass::None) {
   return CollectiveWaitOp{collective, pass};
 }
-inline SendOp send_to(int peer, PassStep message, double bytes) { return SendOp{peer, message, bytes}; }
+inline SendOp send_to(int peer, PassStep message, double bytes, bool overlapped = false) {
+  return SendOp{peer, message, bytes, overlapped};
+}
+inline SendWaitOp wait_sends(Pass pass) { return SendWaitOp{pass}; }
 inline RecvOp recv_from(int peer, PassStep message) { return RecvOp{peer, message}; }
 inline IterationEndOp end_iteration(int iteration) { return IterationEndOp{iteration}; }
 /// On the communication stream, after nothing but the stream's earlier transfers (set `stream` and `after` for
