@@ -114,7 +114,8 @@ class Runtime {
   }
   /// Waits for the worker's overlapped sends in `dir` (-1: all of them).
   void finish_sends(WorkerState& w, int dir);
-  /// Waits for one send's flows: the time from `blocked_from` is pipeline communication, the event spans the send.
+  /// Waits for one send's flows: the time from `blocked_from` is pipeline communication; the event spans the
+  /// transfer, from the post to the delivery.
   void finish_send(int id, const WorkerState::PendingSend& s, double blocked_from);
   void run(WorkerState& w, const workload::CommAsyncOp& o);
   void run(WorkerState& w, const workload::WaitEventOp& o);
@@ -276,8 +277,10 @@ void Runtime::finish_send(int id, const WorkerState::PendingSend& s, double bloc
   rec_.count_activity(static_cast<long long>(s.comms.size()));
   const double t1 = sg4::Engine::get_clock();
   rec_.add_time(id, TimeCategory::PpComm, t1 - blocked_from);
+  double delivered = s.posted;
+  for (const auto& comm : s.comms) delivered = std::max(delivered, comm->get_finish_time());
   const auto& m = s.op.message;
-  rec_.event({id, 1, TimeCategory::PpComm, m.pass, m.micro_batch, m.chunk, s.op.peer, s.posted, t1});
+  rec_.event({id, 1, TimeCategory::PpComm, m.pass, m.micro_batch, m.chunk, s.op.peer, s.posted, delivered});
 }
 
 void Runtime::run(WorkerState& w, const workload::RecvOp& o) {
