@@ -47,6 +47,38 @@ json energy_summary(const scenario::Scenario& s, const Recorder& rec, double ite
           {"mean_power_per_gpu_W", per_gpu / iteration_s}};
 }
 
+/// Mean time per iteration of `workers` by category; Idle is what the categories leave of the iteration `it`.
+workload::TimeBreakdown mean_breakdown(const Recorder& rec, const std::vector<size_t>& workers, double it) {
+  workload::TimeBreakdown mean{};
+  const double n = double(workers.size()) * rec.iteration_ends().size();
+  for (size_t w : workers)
+    for (int c = 0; c < workload::kTimeCategories; ++c) mean[c] += rec.busy()[w][c] / n;
+  double busy_total = 0;
+  for (int c = 0; c < workload::kTimeCategories; ++c)
+    if (c != static_cast<int>(TimeCategory::Idle)) busy_total += mean[c];
+  mean[static_cast<int>(TimeCategory::Idle)] = std::max(0.0, it - busy_total);
+  return mean;
+}
+
+json categories(const workload::TimeBreakdown& b) {
+  json cats;
+  for (int c = 0; c < workload::kTimeCategories; ++c) cats[workload::time_category_name(static_cast<TimeCategory>(c))] = b[c];
+  return cats;
+}
+
+/// Per pipeline stage: the mean over its workers (where a stage waits, and for whom).
+json stage_breakdowns(const Recorder& rec, const workload::Workload& w, int stages, double it) {
+  std::vector<std::vector<size_t>> of(stages);
+  for (size_t i = 0; i < w.workers.size(); ++i) of[w.workers[i].stage].push_back(i);
+  json out = json::array();
+  for (int st = 0; st < stages; ++st) {
+    json row = categories(mean_breakdown(rec, of[st], it));
+    row["stage"] = st;
+    out.push_back(row);
+  }
+  return out;
+}
+
 json training_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan, const Recorder* rec,
                       double wall_time_s) {
   const int gpus = s.cluster.total_gpus();
@@ -89,17 +121,9 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
       prev = e;
     }
     const double it = sum / ends.size();
-    const auto& busy = rec->busy();
-    workload::TimeBreakdown mean{};
-    for (const auto& b : busy)
-      for (int c = 0; c < workload::kTimeCategories; ++c) mean[c] += b[c] / busy.size() / ends.size();
-    double busy_total = 0;
-    for (int c = 0; c < workload::kTimeCategories; ++c)
-      if (c != static_cast<int>(TimeCategory::Idle)) busy_total += mean[c];
-    mean[static_cast<int>(TimeCategory::Idle)] = std::max(0.0, it - busy_total);
-    json cats;
-    for (int c = 0; c < workload::kTimeCategories; ++c)
-      cats[workload::time_category_name(static_cast<TimeCategory>(c))] = mean[c];
+    std::vector<size_t> all(rec->busy().size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const workload::TimeBreakdown mean = mean_breakdown(*rec, all, it);
     const double model_tflops = plan.model_flops / (it * gpus) / 1e12;
     const double hw_tflops = plan.hardware_flops / (it * gpus) / 1e12;
     out["iteration_time_s"] = it;
@@ -116,7 +140,8 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
                                  mean[static_cast<int>(TimeCategory::DpComm)] +
                                  mean[static_cast<int>(TimeCategory::EpComm)] +
                                  mean[static_cast<int>(TimeCategory::CpComm)];
-    out["time_breakdown_s"] = cats;
+    out["time_breakdown_s"] = categories(mean);
+    out["time_breakdown_by_stage_s"] = stage_breakdowns(*rec, plan.workload, static_cast<int>(plan.stages.size()), it);
     out["energy"] = energy_summary(s, *rec, it, plan.tokens, gpus);
     out["simulated_events"] = rec->activities();
     out["links"] = links_summary(rec->links());

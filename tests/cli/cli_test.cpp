@@ -173,6 +173,30 @@ TEST_F(Cli, RunWritesSummaryTraceAndResolvedScenario) {
   EXPECT_EQ(resolved["output"]["trace"], true);
 }
 
+TEST_F(Cli, StageBreakdownsEachFillTheIterationAndAverageToTheWhole) {
+  // pp 2 with equal layers per stage: the last stage also runs the output layer and the loss, so it computes the
+  // most and waits the least; each stage's categories sum to the iteration, and (equal GPUs per stage) their
+  // mean is time_breakdown_s.
+  const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=false");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json summary = json::parse(read_file(dir_ / "out" / "summary.json"));
+  const json& stages = summary["time_breakdown_by_stage_s"];
+  ASSERT_EQ(stages.size(), 2u);
+  const double it = summary["iteration_time_s"].get<double>();
+  for (const auto& [category, whole] : summary["time_breakdown_s"].items()) {
+    EXPECT_NEAR((stages[0][category].get<double>() + stages[1][category].get<double>()) / 2, whole.get<double>(), 1e-9)
+        << category;
+  }
+  for (const auto& stage : stages) {
+    double sum = 0;
+    for (const auto& [category, v] : stage.items())
+      if (category != "stage") sum += v.get<double>();
+    EXPECT_NEAR(sum, it, 1e-9);
+  }
+  EXPECT_GT(stages[1]["gemm"].get<double>(), stages[0]["gemm"].get<double>());
+  EXPECT_LT(stages[1]["idle"].get<double>(), stages[0]["idle"].get<double>());
+}
+
 TEST_F(Cli, RunWithoutTraceWritesNoTrace) {
   const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=false");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -10,6 +10,7 @@
 //                             neighbour before it sent, i.e. neither computing nor communicating)
 //   exposed_comm_time_s       mean over GPUs of tp + pp + dp + ep communication on the compute stream per iteration
 //   time_breakdown_s          mean per GPU per iteration by category (sums to iteration_time_s)
+//   time_breakdown_by_stage_s per pipeline stage, the same over its GPUs ("stage": index): which stage waits
 //   peak_memory_bytes         per pipeline stage (workload/memory.hpp); status "oom" if any exceeds HBM
 //   links                     link statistics (links.csv has every link): bytes, mean and peak utilisation
 //   moe                       MoE models only: routing and placement metrics (report/moe_report.hpp)
