@@ -1,10 +1,16 @@
 #include "llmsim/model/optimizer.hpp"
 
+#include "llmsim/model/transformer.hpp"
+
 namespace llmsim::model {
 
 namespace {
 bool has_master(Precision p) { return bytes_per_element(p) < 4; }
 bool is_adam(const std::string& optimizer) { return optimizer == "adam"; }
+Precision training_precision(const scenario::Scenario& s) { return LayerShape::from(s).precision; }
+Precision state_precision(const scenario::Scenario& s) {
+  return precision_from_name(s.training.optimizer_state_precision, "/training/optimizer_state_precision");
+}
 }  // namespace
 
 const std::vector<std::string>& optimizer_names() {
@@ -12,12 +18,22 @@ const std::vector<std::string>& optimizer_names() {
   return names;
 }
 
-double optimizer_state_bytes(const std::string& optimizer, Precision training) {
-  return (is_adam(optimizer) ? 8 : 0) + (has_master(training) ? 4 : 0);
+double optimizer_state_bytes(const std::string& optimizer, Precision training, Precision state) {
+  const double s = bytes_per_element(state);
+  return (is_adam(optimizer) ? 2 * s : 0) + (has_master(training) ? s : 0);
 }
 
-double optimizer_step_bytes(const std::string& optimizer, Precision training) {
-  return 4 + 8 + (is_adam(optimizer) ? 16 : 0) + (has_master(training) ? bytes_per_element(training) : 0);
+double optimizer_step_bytes(const std::string& optimizer, Precision training, Precision state) {
+  const double s = bytes_per_element(state);
+  return 4 + 2 * s + (is_adam(optimizer) ? 4 * s : 0) + (has_master(training) ? bytes_per_element(training) : 0);
+}
+
+double optimizer_state_bytes(const scenario::Scenario& s) {
+  return optimizer_state_bytes(s.training.optimizer, training_precision(s), state_precision(s));
+}
+
+double optimizer_step_bytes(const scenario::Scenario& s) {
+  return optimizer_step_bytes(s.training.optimizer, training_precision(s), state_precision(s));
 }
 
 }  // namespace llmsim::model

@@ -71,9 +71,8 @@ strategy::JobCosts job_costs(const scenario::Scenario& s, const strategy::Traini
   c.nodes = s.cluster.nodes;
   c.group_nodes = std::max(1, s.cluster.nodes / s.parallelism.pp);
   c.tokens_per_iteration = plan.tokens;
-  const model::Precision prec = model::LayerShape::from(s).precision;
-  const double e = model::bytes_per_element(prec);
-  c.checkpoint_bytes = model::model_params(s.model) * (e + model::optimizer_state_bytes(s.training.optimizer, prec));
+  const double e = model::bytes_per_element(model::LayerShape::from(s).precision);
+  c.checkpoint_bytes = model::model_params(s.model) * (e + model::optimizer_state_bytes(s));
   c.node_bandwidth = s.cluster.nics_per_node * s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
   for (const auto& st : plan.stages) {
     c.worker_memory = std::max(c.worker_memory, st.memory.total());

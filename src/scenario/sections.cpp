@@ -278,6 +278,10 @@ FieldList training_fields() {
                     "adam (fp32 moments) or plain sgd (no momentum, as FlowMoE's training script); its state and step "
                     "traffic per parameter: model/optimizer.hpp")
           .with_default("adam"),
+      Field::choice("optimizer_state_precision", {"fp32", "bf16"},
+                    "precision of the optimizer's state, its master weights and moments: fp32, or bf16 as apex's "
+                    "DistributedFusedAdam with dtype bf16 keeps it (NeMo's optim.dtype); model/optimizer.hpp")
+          .with_default("fp32"),
       Field::integer("zero_stage", "ZeRO stage over dp: 1 shards optimizer states (Megatron's distributed optimizer), "
                                    "2 also gradients, 3 also weights (Rajbhandari et al. 2020)")
           .at_least(0).at_most(3).with_default(0),

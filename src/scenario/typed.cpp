@@ -192,6 +192,7 @@ void read_training(const json& t, Training& tr) {
   tr.attention = t["attention"];
   tr.recompute = t["recompute"];
   tr.optimizer = t["optimizer"];
+  tr.optimizer_state_precision = t["optimizer_state_precision"];
   tr.zero_stage = t["zero_stage"];
   tr.overlap_grad_reduce = t["overlap_grad_reduce"];
   tr.grad_reduce_in_fp32 = t["grad_reduce_in_fp32"];

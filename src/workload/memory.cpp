@@ -101,7 +101,7 @@ MemoryBreakdown state_memory(const scenario::Scenario& s, double params) {
   const double dp = s.parallelism.dp_cp();
   m.weights = params * e / (z >= 3 ? dp : 1);
   m.gradients = params * model::gradient_bytes_per_param(prec, s.training.grad_reduce_in_fp32) / (z >= 2 ? dp : 1);
-  m.optimizer = params * model::optimizer_state_bytes(s.training.optimizer, prec) / (z >= 1 ? dp : 1);
+  m.optimizer = params * model::optimizer_state_bytes(s) / (z >= 1 ? dp : 1);
   return m;
 }
 

@@ -180,7 +180,7 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   ComputeCost opt{"optimizer", 0, {}, 0};
   opt.duration = opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
       cm.memory_time(sync.optimizer_params(sp.params) *
-                     model::optimizer_step_bytes(s.training.optimizer, model::LayerShape::from(s).precision));
+                     model::optimizer_step_bytes(s));
   opt.dynamic_energy = hardware::memory_bound_energy(cm, opt.duration);
   sp.optimizer_cost = static_cast<int>(plan.workload.costs.size());
   plan.workload.costs.push_back(opt);

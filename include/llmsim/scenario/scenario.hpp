@@ -134,6 +134,7 @@ struct Training {
   std::string attention = "unfused";  ///< unfused (Megatron 2021-22) | flash (model/fused_attention.hpp)
   std::string recompute = "none";  ///< none | selective | full
   std::string optimizer = "adam";  ///< adam | sgd (model/optimizer.hpp)
+  std::string optimizer_state_precision = "fp32";  ///< fp32 | bf16: the optimizer's state (model/optimizer.hpp)
   int zero_stage = 0;  ///< 0: none; 1: optimizer states, 2: + gradients, 3: + weights sharded over dp
   bool overlap_grad_reduce = true;     ///< dp all-reduce of a bucket starts as soon as its gradients are final
   bool grad_reduce_in_fp32 = true;     ///< bf16 gradients kept and reduced in fp32 (model/precision.hpp)

@@ -11,7 +11,8 @@
 //   gradients  P * g  / (dp with ZeRO-2, 3)   (g = 4: Megatron accumulates bf16 gradients in fp32; else e)
 //   optimizer  P * K / (dp with ZeRO-1..3)    (K = model::optimizer_state_bytes: Adam's m and v + fp32 master
 //                                              weights for 16-bit training, K = 12 as in Rajbhandari et al. 2020,
-//                                              Sec. 3.1; 8 for fp32 Adam; 4 / 0 for plain SGD)
+//                                              Sec. 3.1; 8 for fp32 Adam; 4 / 0 for plain SGD; half of each with
+//                                              training.optimizer_state_precision bf16)
 //   activations per layer and micro-batch, Korthikanti et al. 2022 Sec. 4.1 term by term, for the model's own
 //   shapes (their Table 2 is the GPT case: MHA, a 4h GeLU MLP, dropout, where N = 10 and T = 24):
 //     N = 8 + 2m       replicated (split by t only with SP): QKV and FC1 inputs 2+2, two norm inputs 4, two
