@@ -44,7 +44,13 @@ void add_log_level(CLI::App* cmd, std::string& level) {
 }
 
 void add_overrides(CLI::App* cmd, std::vector<std::string>& overrides, const std::string& of = "a field") {
-  cmd->add_option("--set", overrides, "override " + of + ": json.path=value (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--set", overrides, "override " + of + ": json.path=value (repeatable, one per --set)")
+      ->allow_extra_args(false)
+      ->type_name("PATH=VALUE")
+      ->check([](const std::string& v) {
+        return v.find('=') == std::string::npos || v.rfind("-", 0) == 0 ? "expected json.path=value, got '" + v + "'"
+                                                                       : std::string();
+      });
 }
 
 void add_run_and_validate(CLI::App& app, Commands& c) {
@@ -158,8 +164,9 @@ int parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
     known = known || (argc > 1 && sub->get_name() == argv[1]);
   }
   const bool unknown = argc > 1 && argv[1][0] != '-' && !known;
+  const std::string word = argc > 1 && argv[1][0] ? llmsim::escape_control(argv[1]) : "''";
   std::cerr << "error: "
-            << (unknown ? llmsim::escape_control(argv[1]) + ": unknown command (one of: " + commands + ")"
+            << (unknown ? word + ": unknown command (one of: " + commands + ")"
                         : llmsim::escape_control(e.what()))
             << " (see llmsim --help)\n";
   return 2;

@@ -25,7 +25,8 @@ double optimizer_state_bytes(const std::string& optimizer, Precision training, P
 
 double optimizer_step_bytes(const std::string& optimizer, Precision training, Precision state) {
   const double s = bytes_per_element(state);
-  return 4 + 2 * s + (is_adam(optimizer) ? 4 * s : 0) + (has_master(training) ? bytes_per_element(training) : 0);
+  const double weights = has_master(training) ? 2 * s + bytes_per_element(training) : 2 * 4.0;
+  return 4 + weights + (is_adam(optimizer) ? 4 * s : 0);
 }
 
 double optimizer_state_bytes(const scenario::Scenario& s) {

@@ -66,12 +66,17 @@ json categories(const workload::TimeBreakdown& b) {
   return cats;
 }
 
-/// Per pipeline stage: the mean over its workers (where a stage waits, and for whom).
-json stage_breakdowns(const Recorder& rec, const workload::Workload& w, int stages, double it) {
-  std::vector<std::vector<size_t>> of(stages);
-  for (size_t i = 0; i < w.workers.size(); ++i) of[w.workers[i].stage].push_back(i);
+/// Per pipeline stage of the workers (Worker::stage): the mean over its workers (where a stage waits, and for whom).
+json stage_breakdowns(const Recorder& rec, const workload::Workload& w, double it) {
+  std::vector<std::vector<size_t>> of;
+  for (size_t i = 0; i < w.workers.size(); ++i) {
+    const auto st = static_cast<size_t>(std::max(0, w.workers[i].stage));
+    if (st >= of.size()) of.resize(st + 1);
+    of[st].push_back(i);
+  }
   json out = json::array();
-  for (int st = 0; st < stages; ++st) {
+  for (size_t st = 0; st < of.size(); ++st) {
+    if (of[st].empty()) continue;
     json row = categories(mean_breakdown(rec, of[st], it));
     row["stage"] = st;
     out.push_back(row);
@@ -94,6 +99,7 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
                         {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
                         {"micro_batches", plan.micro_batches},
                         {"pipeline_schedule", s.strategies.pipeline_schedule.name},
+                        {"overlap_p2p_comm", plan.p2p_overlapped},
                         {"simulated_dp", plan.layout.simulated_dp}};
 
   bool oom = false;
@@ -141,7 +147,7 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
                                  mean[static_cast<int>(TimeCategory::EpComm)] +
                                  mean[static_cast<int>(TimeCategory::CpComm)];
     out["time_breakdown_s"] = categories(mean);
-    out["time_breakdown_by_stage_s"] = stage_breakdowns(*rec, plan.workload, static_cast<int>(plan.stages.size()), it);
+    out["time_breakdown_by_stage_s"] = stage_breakdowns(*rec, plan.workload, it);
     out["energy"] = energy_summary(s, *rec, it, plan.tokens, gpus);
     out["simulated_events"] = rec->activities();
     out["links"] = links_summary(rec->links());

@@ -250,8 +250,9 @@ FieldList parallelism_fields() {
           .with_default("none"),
       Field::boolean("overlap_p2p_comm",
                      "Megatron-Core's overlap_p2p_comm: a stage's pipeline sends stay in flight while it computes, "
-                     "waited for before its next task of the same direction; only interleaved-1f1b hosts it (Megatron "
-                     "turns it off for the other schedules, arguments.py), elsewhere sends block")
+                     "waited for before its next task of the same direction; only interleaved-1f1b with virtual_stages "
+                     "> 1 hosts it (Megatron turns it off otherwise, arguments.py), elsewhere and in serving sends "
+                     "block; summary.json parallelism.overlap_p2p_comm says whether it applied")
           .with_default(false),
   };
 }

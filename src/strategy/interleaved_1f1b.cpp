@@ -17,7 +17,7 @@ class Interleaved1F1B final : public PipelineSchedule {
   explicit Interleaved1F1B(int v) : v_(v) {}
   int chunks_per_stage() const override { return v_; }
   int micro_batch_multiple(int pp) const override { return pp; }
-  bool hosts_p2p_overlap() const override { return true; }
+  bool hosts_p2p_overlap() const override { return v_ > 1; }  // Megatron has no interleaving at v = 1
   std::vector<PipelineTask> stage_order(const StageContext& ctx) const override {
     const int p = ctx.pp, m = ctx.micro_batches, total = m * v_;
     auto task = [&](int k, PipelineTask::Pass pass) {

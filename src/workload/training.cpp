@@ -214,8 +214,8 @@ TrainingPlan plan_training(const scenario::Scenario& s, const hardware::ComputeM
   plan_passes(plan, s, cm, moe_layout);
   const double act_bytes = model::tp_activation_bytes(model::LayerShape::from(s));
   const bool gathers = s.training.scatter_gather_p2p && l.tp > 1;
-  plan.activations = std::make_shared<PipelineP2p>(gathers ? act_bytes / l.tp : act_bytes,
-                                                   s.parallelism.overlap_p2p_comm && schedule.hosts_p2p_overlap());
+  plan.p2p_overlapped = s.parallelism.overlap_p2p_comm && schedule.hosts_p2p_overlap() && l.pp > 1;
+  plan.activations = std::make_shared<PipelineP2p>(gathers ? act_bytes / l.tp : act_bytes, plan.p2p_overlapped);
   place_workers(l, s, plan.workload);
   const std::vector<int> dp_group = add_dp_groups(s, l, plan.workload);
   plan.exchanges = add_moe_exchanges(s, plan.moe, l.stage_of_layer,

@@ -197,6 +197,19 @@ TEST_F(Cli, StageBreakdownsEachFillTheIterationAndAverageToTheWhole) {
   EXPECT_LT(stages[1]["idle"].get<double>(), stages[0]["idle"].get<double>());
 }
 
+TEST_F(Cli, OverlappedP2pAppliesOnlyToInterleavingWithVirtualStages) {
+  // Megatron-LM's arguments.py turns overlap_p2p_comm off without virtual stages; summary.json says what applied.
+  auto applied = [&](const std::string& extra) {
+    const auto r = run("run '" + source("scenarios/default.json") +
+                       "' --out out --set output.trace=false --set parallelism.overlap_p2p_comm=true" + extra);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(read_file(dir_ / "out" / "summary.json"))["parallelism"]["overlap_p2p_comm"].get<bool>();
+  };
+  EXPECT_TRUE(applied(""));  // interleaved-1f1b, v 2, pp 2
+  EXPECT_FALSE(applied(" --set strategies.pipeline_schedule.virtual_stages=1"));
+  EXPECT_FALSE(applied(" --set strategies.pipeline_schedule=1f1b"));
+}
+
 TEST_F(Cli, RunWithoutTraceWritesNoTrace) {
   const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=false");
   ASSERT_EQ(r.code, 0) << r.err;

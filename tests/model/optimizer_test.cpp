@@ -31,8 +31,9 @@ TEST(Optimizer, Bf16StateHalvesEveryStateTensor) {
   EXPECT_DOUBLE_EQ(model::optimizer_state_bytes("adam", Precision::Bf16, Precision::Bf16), 6);
   EXPECT_DOUBLE_EQ(model::optimizer_step_bytes("adam", Precision::Bf16, Precision::Bf16), 4 + 4 + 8 + 2);
   EXPECT_DOUBLE_EQ(model::optimizer_state_bytes("sgd", Precision::Bf16, Precision::Bf16), 2);
-  // An fp32 run keeps only the moments as state.
+  // An fp32 run keeps only the moments as state, and its step reads and writes its fp32 weights (8).
   EXPECT_DOUBLE_EQ(model::optimizer_state_bytes("adam", Precision::Fp32, Precision::Bf16), 4);
+  EXPECT_DOUBLE_EQ(model::optimizer_step_bytes("adam", Precision::Fp32, Precision::Bf16), 4 + 8 + 8);
 }
 
 TEST(Optimizer, SgdShrinksTheMemoryModelsOptimizerStatesByAdamsMoments) {

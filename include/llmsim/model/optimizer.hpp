@@ -8,11 +8,11 @@
 // conf/training/nemotron/nemotron_340b.yaml; its parameter copy is state too).
 //   adam   state 2s (+ s master): the moments m and v (Kingma and Ba 2015, Algorithm 1); at fp32 with the master
 //          weights the mixed-precision K = 12 of Rajbhandari et al. 2020, Sec. 3.1.
-//          step: reads the fp32 gradient (4), reads and writes the master weights (2s) and both moments (4s), and
-//          writes the e-byte copy if e < 4: at fp32 28 (+ e) bytes
+//          step: reads the fp32 gradient (4), reads and writes the master weights (2s; an fp32 run its fp32
+//          weights, 8) and both moments (4s), and writes the e-byte copy if e < 4: at fp32 state 28 (+ e) bytes
 //   sgd    plain SGD without momentum (torch.optim.SGD's default momentum 0, as FlowMoE's training script
 //          uses it: ZJU-CNLAB/FlowMoE dist_train/train_w_FlowMoE_BO_V2.py): state 0 (+ s master);
-//          step: 4 + 2s (+ e) bytes
+//          step: 4 + 2s + e bytes (an fp32 run: 4 + 8)
 #include <string>
 #include <vector>
 

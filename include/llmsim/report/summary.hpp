@@ -11,6 +11,8 @@
 //   exposed_comm_time_s       mean over GPUs of tp + pp + dp + ep communication on the compute stream per iteration
 //   time_breakdown_s          mean per GPU per iteration by category (sums to iteration_time_s)
 //   time_breakdown_by_stage_s per pipeline stage, the same over its GPUs ("stage": index): which stage waits
+//   parallelism               the run's tp/pp/dp/cp/ep, schedule, micro-batches and whether its pipeline sends
+//                             were overlapped (overlap_p2p_comm as applied: only interleaved-1f1b with v > 1)
 //   peak_memory_bytes         per pipeline stage (workload/memory.hpp); status "oom" if any exceeds HBM
 //   links                     link statistics (links.csv has every link): bytes, mean and peak utilisation
 //   moe                       MoE models only: routing and placement metrics (report/moe_report.hpp)

@@ -49,7 +49,8 @@ class PipelineSchedule {
   /// (activation offload), or -1.
   virtual int offloaded_chunk() const { return -1; }
   /// Whether parallelism.overlap_p2p_comm applies: Megatron-Core overlaps pipeline sends with compute only in its
-  /// interleaved schedule (megatron/training/arguments.py sets overlap_p2p_comm False without virtual stages).
+  /// interleaved schedule with virtual stages > 1 (megatron/training/arguments.py sets overlap_p2p_comm False
+  /// without them).
   virtual bool hosts_p2p_overlap() const { return false; }
   /// Every forward and backward task of `ctx.stage`, in execution order; each (pass, micro-batch, chunk)
   /// appears exactly once.

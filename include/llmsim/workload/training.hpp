@@ -97,6 +97,7 @@ struct TrainingPlan {
   std::vector<std::vector<ChunkPasses>> passes;  ///< [ep rank][global chunk]
   std::vector<int> offload_cost;                 ///< [global chunk] ComputeCost of an activation copy to host
   std::shared_ptr<const ActivationExchange> activations;  ///< between pipeline stages
+  bool p2p_overlapped = false;  ///< parallelism.overlap_p2p_comm as applied (its schedule hosts it, pp > 1)
   MoeExchanges exchanges;
   CpExchanges cp;
   std::vector<int> tied_embedding;  ///< [replica] CollectiveSpec of the tied-embedding all-reduce, -1 none
