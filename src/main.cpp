@@ -47,9 +47,8 @@ void add_overrides(CLI::App* cmd, std::vector<std::string>& overrides, const std
   cmd->add_option("--set", overrides, "override " + of + ": json.path=value (repeatable, one per --set)")
       ->allow_extra_args(false)
       ->type_name("PATH=VALUE")
-      ->check([](const std::string& v) {
-        return v.find('=') == std::string::npos || v.rfind("-", 0) == 0 ? "expected json.path=value, got '" + v + "'"
-                                                                       : std::string();
+      ->check([](const std::string& v) {  // an option read as the value (the loader checks the rest)
+        return v.rfind("-", 0) == 0 ? "expected json.path=value, got the option " + v : std::string();
       });
 }
 

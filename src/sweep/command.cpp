@@ -19,7 +19,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-SweepDir sweep_dir(const std::string& path) { return {fs::absolute(path).lexically_normal()}; }
+SweepDir sweep_dir(const std::string& path) {
+  if (path.empty()) throw ScenarioError("dir", "an empty path (give the sweep's directory)");
+  return {fs::absolute(path).lexically_normal()};
+}
 
 /// Prints the tally; 0 if every point is ok or invalid.
 int report(const SweepDir& dir, std::ostream& out) {

@@ -33,8 +33,9 @@ std::optional<double> decimal_number(const std::string& text);
 /// the whole one-line message "<path>: <what is wrong> (<what is allowed>)" with control characters escaped.
 class ScenarioError : public std::runtime_error {
  public:
+  /// An empty `path` (an empty file name given) is shown as ''.
   ScenarioError(std::string path, const std::string& message)
-      : std::runtime_error(escape_control(path + ": " + message)), path_(std::move(path)) {}
+      : std::runtime_error(escape_control((path.empty() ? "''" : path) + ": " + message)), path_(std::move(path)) {}
   const std::string& path() const { return path_; }
 
  private:
