@@ -25,7 +25,8 @@ double optimizer_state_bytes(const std::string& optimizer, Precision training, P
 
 double optimizer_step_bytes(const std::string& optimizer, Precision training, Precision state) {
   const double s = bytes_per_element(state);
-  const double weights = has_master(training) ? 2 * s + bytes_per_element(training) : 2 * 4.0;
+  const double e = bytes_per_element(training);
+  const double weights = has_master(training) ? 2 * s + e : 2 * e;  // without a master: the fp32 weights in place
   return 4 + weights + (is_adam(optimizer) ? 4 * s : 0);
 }
 

@@ -1,6 +1,7 @@
 #include "llmsim/report/summary.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 
 #include "llmsim/model/transformer.hpp"
@@ -128,7 +129,7 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
     }
     const double it = sum / ends.size();
     std::vector<size_t> all(rec->busy().size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    std::iota(all.begin(), all.end(), size_t{0});
     const workload::TimeBreakdown mean = mean_breakdown(*rec, all, it);
     const double model_tflops = plan.model_flops / (it * gpus) / 1e12;
     const double hw_tflops = plan.hardware_flops / (it * gpus) / 1e12;
