@@ -287,8 +287,8 @@ Scenario to_typed(const json& raw) {
 
   const json& p = raw["parallelism"];
   s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],
-                   p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"], p["overlap_p2p_comm"], p["cp_variant"], p["rank_order"],
-                   p["pipeline_split"]};
+                   p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"], p["overlap_p2p_comm"],
+                   p["cp_variant"], p["rank_order"], p["pipeline_split"]};
 
   if (s.kind == "serving") {
     read_serving(raw["serving"], s.serving);
