@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "llmsim/scenario/engine_preset.hpp"
@@ -134,8 +135,10 @@ void expand_presets(json& raw) {
 
 /// The software preset's "defaults" ({section: {field: value}}) fill the fields the scenario leaves out; the
 /// fields are then validated as if the scenario had them. The key is dropped: the sections hold the result.
-void apply_software_defaults(json& raw) {
-  if (!raw.contains("software") || !raw["software"].is_object() || !raw["software"].contains("defaults")) return;
+/// Returns the paths filled ("/parallelism/tp_comm_overlap"), so that an error in one names where it came from.
+std::set<std::string> apply_software_defaults(json& raw) {
+  std::set<std::string> filled;
+  if (!raw.contains("software") || !raw["software"].is_object() || !raw["software"].contains("defaults")) return filled;
   const json defaults = raw["software"]["defaults"];
   raw["software"].erase("defaults");
   if (!defaults.is_object()) throw ScenarioError("/software/defaults", "expected an object of sections");
@@ -147,8 +150,22 @@ void apply_software_defaults(json& raw) {
     if ((raw.contains(section) && !raw[section].is_object()) || (!raw.contains(section) && section == "training"))
       continue;
     for (const auto& [key, value] : fields.items())
-      if (!raw[section].contains(key)) raw[section][key] = value;
+      if (!raw[section].contains(key)) {
+        raw[section][key] = value;
+        filled.insert("/" + section + "/" + key);
+      }
   }
+  return filled;
+}
+
+/// `e` located at the software defaults when its path lies in a field they filled.
+ScenarioError at_origin(const ScenarioError& e, const std::set<std::string>& filled) {
+  for (const auto& path : filled)
+    if (e.path() == path || e.path().rfind(path + "/", 0) == 0) {
+      const std::string message = std::string(e.what()).substr(e.path().size() + 2);  // what() is "path: message"
+      return ScenarioError("/software/defaults" + e.path(), message);
+    }
+  return e;
 }
 
 /// The field of family `fam` inside `parent` ({"name": ..., <its own parameters>}, or the bare name as a
@@ -255,10 +272,14 @@ Scenario resolve(json raw, const std::string& source_dir) {
       sw["preset"] = kDefaultSoftware;
   }
   expand_presets(raw);
-  apply_software_defaults(raw);
+  const auto filled = apply_software_defaults(raw);
   expand_engine(raw);  // after the hardware preset: an engine's fit is per hardware
   const FieldList fields = scenario_fields(raw);
-  apply_schema(raw, "", fields);
+  try {
+    apply_schema(raw, "", fields);
+  } catch (const ScenarioError& e) {
+    throw at_origin(e, filled);
+  }
   fill_derived_defaults(raw);
   Scenario s = to_typed(raw);
   s.source_dir = source_dir;

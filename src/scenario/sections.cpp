@@ -128,6 +128,10 @@ FieldList hardware_fields() {
       Field::number("nvlink_latency_us", "us", "one NVLink/NVSwitch hop").at_least(0),
       Field::number("host_link_GBps", "GB/s", "PCIe link between the GPU and host memory, per direction (activation offload)")
           .above(0),
+      Field::number("host_cpu_slowdown", "factor",
+                    "host CPU time per framework kernel launch relative to the x86 host (Xeon Platinum 8480C, DGX H100) "
+                    "software.kernel_launch_us is stated for; 1 = such an x86 host")
+          .at_least(0.1).at_most(100).with_default(1.0),
       Field::integer("gpus_per_node", "GPUs in the standard node for this device").at_least(1),
       Field::integer("nics_per_node", "compute-fabric NICs in that node").at_least(1),
       Field::number("nic_Gbps", "Gbit/s", "line rate of one NIC").above(0),

@@ -65,6 +65,7 @@ void read_hardware(const json& hw, Hardware& h) {
   h.nic_bandwidth = hw["nic_Gbps"].get<double>() * 1e9 / 8;
   h.nvswitch_reduction = hw["nvswitch_reduction"];
   h.host_link_bandwidth = hw["host_link_GBps"].get<double>() * 1e9;
+  h.host_cpu_slowdown = hw["host_cpu_slowdown"];
   const json& power = hw["power"];
   h.power = {power["idle_W"], power["compute_W"], power["memory_W"]};
   if (!h.power.known() && (h.power.idle > 0 || h.power.memory > 0))

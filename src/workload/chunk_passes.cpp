@@ -99,7 +99,7 @@ class Builder {
     Segment seg;
     ComputeCost c = kernel_cost(name, kernels, beside, cm_);
     const double launches = captured ? 1 : model::total_launches(kernels) + model::total_launches(beside);
-    c.host = kernels.empty() && beside.empty() ? 0 : launches * s_.software.kernel_launch;
+    c.host = kernels.empty() && beside.empty() ? 0 : launches * s_.software.kernel_launch * s_.hardware.host_cpu_slowdown;
     seg.compute = add(c);
     if (!with_collective || s_.parallelism.tp == 1) return seg;
     double exposed = ar_;

@@ -204,6 +204,24 @@ TEST(LoaderError, UnknownKeySuggestsClosest) {
   EXPECT_TRUE(contains(e.what(), "did you mean \"tp\"")) << e.what();
 }
 
+TEST(LoaderError, ABadSoftwareDefaultIsNamedWhereItWasWritten) {
+  // A software object's "defaults" fill the sections; an error in a filled value names the defaults, not the
+  // section it was copied into.
+  json raw = default_json();
+  raw["software"] = {{"preset", "megatron-2021"}, {"defaults", {{"parallelism", {{"tp_comm_overlap", "bogus"}}}}}};
+  auto e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/software/defaults/parallelism/tp_comm_overlap") << e.what();
+  EXPECT_TRUE(contains(e.what(), "/software/defaults/parallelism/tp_comm_overlap: ")) << e.what();
+  raw["software"]["defaults"] = {{"training", {{"recompte", "full"}}}};
+  e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/software/defaults/training/recompte") << e.what();
+  EXPECT_TRUE(contains(e.what(), "did you mean \"recompute\"")) << e.what();
+  // A value the scenario gives itself is not from the defaults.
+  raw = default_json();
+  raw["parallelism"]["tp_comm_overlap"] = "bogus";
+  EXPECT_EQ(resolve_error(raw).path(), "/parallelism/tp_comm_overlap");
+}
+
 TEST(LoaderError, UnknownTopLevelKey) {
   json raw = default_json();
   raw["trainng"] = json::object();

@@ -81,3 +81,14 @@ TEST(HostCost, ADroplessDispatcherSyncsOncePerMoeLayerForward) {
   EXPECT_EQ(syncs(build(olmoe, {"training.recompute=full"}).passes.backward), 16);
   EXPECT_EQ(syncs(build(olmoe, {"model.moe.capacity_factor=1.25"}).passes.forward), 0);
 }
+
+TEST(HostCost, ASlowerHostCpuScalesEveryLaunch) {
+  // hardware.host_cpu_slowdown 2.75 (Grace: TransformerEngine issue #2053, 37.08 vs 13.48 us per torch Linear
+  // forward): the same 8 and 5 launches as above, each 2.75 x 10 us.
+  const auto grace = build("scenarios/default.json", {"hardware.host_cpu_slowdown=2.75"});
+  EXPECT_NEAR(host_of(grace, "F attention"), 8 * 27.5e-6, 1e-15);
+  EXPECT_NEAR(host_of(grace, "F mlp"), 5 * 27.5e-6, 1e-15);
+  // The shipped Grace presets carry it; the x86 ones leave it at 1.
+  EXPECT_DOUBLE_EQ(test::shipped("scenarios/default.json", {"hardware=GB200-NVL72", "cluster.gpus_per_node=8"}).hardware.host_cpu_slowdown, 2.75);
+  EXPECT_DOUBLE_EQ(test::shipped("scenarios/default.json", {"hardware=B200"}).hardware.host_cpu_slowdown, 1.0);
+}

@@ -51,6 +51,9 @@ struct Hardware {
   double nic_bandwidth = 0;                  ///< per NIC, per direction [bytes/s]
   bool nvswitch_reduction = false;           ///< NVLS-capable NVSwitch
   double host_link_bandwidth = 0;            ///< PCIe to host memory, per direction [bytes/s]
+  /// The host CPU's time per framework kernel launch relative to the x86 host (Xeon Platinum 8480C, DGX H100) that
+  /// software.kernel_launch_us is stated for: the host pays kernel_launch x this (hardware.host_cpu_slowdown).
+  double host_cpu_slowdown = 1;
   Calibration calibration;
   Power power;
 };
