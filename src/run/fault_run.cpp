@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <optional>
 
 #include "llmsim/faults/timeline.hpp"
@@ -41,13 +40,22 @@ scenario::Scenario plain(const scenario::Scenario& s, int nodes) {
   return p;
 }
 
-double simulated_iteration(const scenario::Scenario& s, int nodes) {
-  return in_child(
-      [&] {
-        const double t = iteration_time(plain(s, nodes));
-        return std::isfinite(t) ? t : -1.0;  // -1: out of memory on this many nodes
-      },
-      "failure-free iteration on " + std::to_string(nodes) + " nodes");
+/// summary.json of the failure-free job on `nodes` nodes, simulated in a child process ("status" "oom" when it
+/// does not fit).
+nlohmann::json failure_free_summary(const scenario::Scenario& s, int nodes) {
+  return nlohmann::json::parse(in_child_bytes([&] { return run_training(plain(s, nodes), "").dump(); },
+                                              "failure-free iteration on " + std::to_string(nodes) + " nodes"));
+}
+
+/// Its iteration [s], or -1 when it does not fit in memory.
+double iteration_of(const nlohmann::json& summary) {
+  return summary.contains("iteration_time_s") ? summary["iteration_time_s"].get<double>() : -1.0;
+}
+
+/// The failure-free run's summary without what the fault summary states itself.
+nlohmann::json without_header(nlohmann::json summary) {
+  for (const char* key : {"scenario", "model", "hardware", "gpus", "llmsim_version", "wall_time_s"}) summary.erase(key);
+  return summary;
 }
 
 /// Numbers of nodes up that the failures reach.
@@ -109,15 +117,18 @@ nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_di
   const auto strategies = strategy::build_training_strategies(s);
   const strategy::FaultTolerance* ft = strategies.fault_tolerance.get();
   strategy::JobCosts c = job_costs(s, strategies);
-  c.iteration = simulated_iteration(s, s.cluster.nodes);
+  const auto failure_free = failure_free_summary(s, s.cluster.nodes);
+  c.iteration = iteration_of(failure_free);
   if (c.iteration <= 0) throw SimulationError(s.name + ": the failure-free job does not fit in memory");
   for (int n : ft->templates(up_counts(failures, s.cluster.nodes)))
-    if (static_cast<long long>(s.parallelism.dp) * n % s.cluster.nodes == 0) c.iteration_on_nodes[n] = simulated_iteration(s, n);
+    if (static_cast<long long>(s.parallelism.dp) * n % s.cluster.nodes == 0)
+      c.iteration_on_nodes[n] = iteration_of(failure_free_summary(s, n));
   spdlog::info("{}: {} failures over {:.1f} h; failure-free iteration {:.3f} s", s.name, failures.size(),
                s.faults.horizon / 3600, c.iteration);
   const auto timeline = faults::run_timeline(s, failures, *ft, c, mtbf);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   auto summary = report::fault_summary(s, c, timeline, ft->report(c), ft->checkpoint_interval(c, mtbf), wall);
+  summary["failure_free_run"] = without_header(failure_free);
   if (out) {
     report::write_text(out->path("summary.json"), summary.dump(2) + "\n");
     report::write_text(out->path("throughput.csv"), report::throughput_csv(timeline, c, s.faults.horizon, s.faults.sample));

@@ -7,8 +7,11 @@
 
 namespace llmsim::run {
 
-/// Runs `f` in a forked child (logging off) and returns its result. A child that throws, crashes or returns
-/// NaN is a SimulationError naming `what`.
+/// Runs `f` in a forked child (logging off) and returns the bytes it returned. A child that throws or crashes is
+/// a SimulationError naming `what`.
+std::string in_child_bytes(const std::function<std::string()>& f, const std::string& what);
+
+/// As in_child_bytes, for a number; NaN is a failure too.
 double in_child(const std::function<double()>& f, const std::string& what);
 
 }  // namespace llmsim::run
