@@ -162,7 +162,8 @@ std::set<std::string> apply_software_defaults(json& raw) {
 ScenarioError at_origin(const ScenarioError& e, const std::set<std::string>& filled) {
   for (const auto& path : filled)
     if (e.path() == path || e.path().rfind(path + "/", 0) == 0) {
-      const std::string message = std::string(e.what()).substr(e.path().size() + 2);  // what() is "path: message"
+      // what() is "path: message", control characters escaped
+      const std::string message = std::string(e.what()).substr(escape_control(e.path()).size() + 2);
       return ScenarioError("/software/defaults" + e.path(), message);
     }
   return e;

@@ -216,6 +216,10 @@ TEST(LoaderError, ABadSoftwareDefaultIsNamedWhereItWasWritten) {
   e = resolve_error(raw);
   EXPECT_EQ(e.path(), "/software/defaults/training/recompte") << e.what();
   EXPECT_TRUE(contains(e.what(), "did you mean \"recompute\"")) << e.what();
+  raw["software"]["defaults"] = {{"parallelism", {{"a\tb", 1}}}};  // a control character in the key is escaped once
+  e = resolve_error(raw);
+  EXPECT_EQ(e.path(), "/software/defaults/parallelism/a\tb");
+  EXPECT_TRUE(contains(e.what(), "/software/defaults/parallelism/a\\tb: unknown key")) << e.what();
   // A value the scenario gives itself is not from the defaults.
   raw = default_json();
   raw["parallelism"]["tp_comm_overlap"] = "bogus";
