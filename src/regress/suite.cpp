@@ -93,7 +93,10 @@ ScenarioRun collect(const std::string& file, int status, const fs::path& work) {
   ScenarioRun r;
   r.file = file;
   const std::string err = last_line(read_text(work / "stderr"));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw ScenarioError(file, err);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {  // the child's line names the file itself when it is the cause
+    const bool names_file = err.rfind(file + ": ", 0) == 0;
+    throw ScenarioError(file, names_file ? err.substr(file.size() + 2) : err);
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     r.failure = util::describe_status(status) + (err.empty() ? "" : ": " + err);
     return r;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -80,6 +80,28 @@ bool is_preset_section(const std::string& pointer) {
 }
 }  // namespace
 
+/// `text` has the shape of a JSON-ish number: [+-] digits [. digits] or [+-] . digits, then [eE [+-] digits]
+/// (1e999, +5, 1.): a broken number is an error, not a string. A loop, not a regex: std::regex recurses per
+/// character and a value of 30,000 digits overflowed the stack.
+bool number_shaped(const std::string& text) {
+  size_t i = text.empty() || (text[0] != '+' && text[0] != '-') ? 0 : 1;
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    return i - start;
+  };
+  const size_t whole = digits();
+  size_t fraction = 0;
+  if (i < text.size() && text[i] == '.') ++i, fraction = digits();
+  if (whole == 0 && fraction == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == text.size();
+}
+
 void apply_override(json& scenario, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -89,10 +111,12 @@ void apply_override(json& scenario, const std::string& assignment) {
   try {
     value = parse_json_text(text, "--set " + assignment);
   } catch (const ScenarioError&) {  // a bare word is taken as a string; a broken object, array or number is not
-    static const std::regex number(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");  // e.g. 1e999, +5
-    if (std::regex_match(text, number) || text.find_first_of("{[\"") == 0) throw;
+    if (number_shaped(text) || text.find_first_of("{[\"") == 0) throw;
     value = text;
   }
+  if (key.back() == '.') throw ScenarioError("--set " + assignment, "empty key in the path \"" + key + "\"");
+  if (std::count(key.begin(), key.end(), '.') >= limits::kMaxJsonDepth)
+    throw ScenarioError("--set " + key, "a path has at most " + std::to_string(limits::kMaxJsonDepth) + " keys");
   std::stringstream parts(key);
   std::string part, pointer;
   json* node = &scenario;
@@ -133,12 +157,20 @@ void expand_presets(json& raw) {
   }
 }
 
-/// The software preset's "defaults" ({section: {field: value}}) fill the fields the scenario leaves out; the
-/// fields are then validated as if the scenario had them. The key is dropped: the sections hold the result.
-/// Returns the paths filled ("/parallelism/tp_comm_overlap"), so that an error in one names where it came from.
-std::set<std::string> apply_software_defaults(json& raw) {
+/// What a software preset's "defaults" did: the paths they filled ("/parallelism/tp_comm_overlap") and the values
+/// the scenario's own fields shadowed, so that an error in either names where it came from.
+struct SoftwareDefaults {
   std::set<std::string> filled;
-  if (!raw.contains("software") || !raw["software"].is_object() || !raw["software"].contains("defaults")) return filled;
+  std::vector<std::pair<std::string, std::string>> shadowed_keys;  ///< (section, key) the scenario set itself
+  json shadowed_values = json::object();                              ///< {section: {key: the defaults' value}}
+};
+
+/// The software preset's "defaults" ({section: {field: value}}) fill the fields the scenario leaves out; every
+/// value is validated as if the scenario had it, the shadowed ones too. The key is dropped: the sections hold the
+/// result.
+SoftwareDefaults apply_software_defaults(json& raw) {
+  SoftwareDefaults out;
+  if (!raw.contains("software") || !raw["software"].is_object() || !raw["software"].contains("defaults")) return out;
   const json defaults = raw["software"]["defaults"];
   raw["software"].erase("defaults");
   if (!defaults.is_object()) throw ScenarioError("/software/defaults", "expected an object of sections");
@@ -149,13 +181,17 @@ std::set<std::string> apply_software_defaults(json& raw) {
     // parallelism section is optional (all its fields have defaults).
     if ((raw.contains(section) && !raw[section].is_object()) || (!raw.contains(section) && section == "training"))
       continue;
-    for (const auto& [key, value] : fields.items())
-      if (!raw[section].contains(key)) {
+    for (const auto& [key, value] : fields.items()) {
+      if (raw[section].contains(key)) {
+        out.shadowed_keys.push_back({section, key});
+        out.shadowed_values[section][key] = value;
+      } else {
         raw[section][key] = value;
-        filled.insert("/" + section + "/" + key);
+        out.filled.insert("/" + section + "/" + key);
       }
+    }
   }
-  return filled;
+  return out;
 }
 
 /// `e` located at the software defaults when its path lies in a field they filled.
@@ -262,6 +298,37 @@ bool section_allowed(const std::string& section, const std::string& kind) {
   return true;
 }
 
+namespace {
+/// Each value a scenario's own field shadowed, checked against that field's schema as if it had applied.
+void check_shadowed(const json& raw, const FieldList& fields, const SoftwareDefaults& defaults) {
+  for (const auto& [section, key] : defaults.shadowed_keys) {
+    json probe = raw;
+    probe[section][key] = defaults.shadowed_values[section][key];
+    try {
+      apply_schema(probe, "", fields);
+    } catch (const ScenarioError& e) {
+      throw at_origin(e, {"/" + section + "/" + key});
+    }
+  }
+}
+
+/// `raw` with its presets expanded: validated, typed and cross-checked.
+Scenario resolve_expanded(json raw, const std::string& source_dir, const SoftwareDefaults& defaults) {
+  const FieldList fields = scenario_fields(raw);
+  check_shadowed(raw, fields, defaults);
+  apply_schema(raw, "", fields);
+  fill_derived_defaults(raw);
+  Scenario s = to_typed(raw);
+  s.source_dir = source_dir;
+  check_cross_fields(s);
+  s.resolved = raw;
+  for (const auto& fam : families())  // each chosen member's own cross-field rules (a trace is read and checked)
+    if (s.choices.count(fam.path())) fam.check(s);
+  if (s.kind != "serving") strategy::check_combination(s);  // the rules between strategies
+  return s;
+}
+}  // namespace
+
 Scenario resolve(json raw, const std::string& source_dir) {
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
   if (const auto at = find_null(raw); !at.empty())
@@ -273,23 +340,13 @@ Scenario resolve(json raw, const std::string& source_dir) {
       sw["preset"] = kDefaultSoftware;
   }
   expand_presets(raw);
-  const auto filled = apply_software_defaults(raw);
+  const auto defaults = apply_software_defaults(raw);
   expand_engine(raw);  // after the hardware preset: an engine's fit is per hardware
-  const FieldList fields = scenario_fields(raw);
   try {
-    apply_schema(raw, "", fields);
+    return resolve_expanded(std::move(raw), source_dir, defaults);
   } catch (const ScenarioError& e) {
-    throw at_origin(e, filled);
+    throw at_origin(e, defaults.filled);
   }
-  fill_derived_defaults(raw);
-  Scenario s = to_typed(raw);
-  s.source_dir = source_dir;
-  check_cross_fields(s);
-  s.resolved = raw;
-  for (const auto& fam : families())  // each chosen member's own cross-field rules (a trace is read and checked)
-    if (s.choices.count(fam.path())) fam.check(s);
-  if (s.kind != "serving") strategy::check_combination(s);  // the rules between strategies
-  return s;
 }
 
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides) {

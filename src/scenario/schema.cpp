@@ -93,8 +93,12 @@ void check_value(const Field& f, json& v, const std::string& path) {
           throw ScenarioError(sub, std::string("unknown key") + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
                                        " (allowed keys: " + join(f.allowed) + ")");
         }
-        if (!x.is_number() || x.get<double>() <= 0)
-          throw ScenarioError(sub, "expected a number > 0" + (f.unit.empty() ? "" : " in " + f.unit) + ", got " + type_name(x));
+        const bool fits = x.is_number() && std::isfinite(x.get<double>()) &&
+                          (f.min ? x.get<double>() >= *f.min : x.get<double>() > 0);
+        if (!fits)
+          throw ScenarioError(sub, "expected a number " + (f.min ? ">= " + plain_number(*f.min) : std::string("> 0")) +
+                                       (f.unit.empty() ? "" : " in " + f.unit) + ", got " +
+                                       (x.is_number() ? plain_number(x.get<double>()) : type_name(x)));
       }
       break;
     }

@@ -12,37 +12,48 @@ const std::vector<std::string>& kPrecisions = model::precision_names();
 
 Field text(const std::string& key, const std::string& help) { return Field::string(key, help).with_default(""); }
 
+/// Smallest rate, efficiency and bandwidth a preset may give (0.001 of its unit: 1 MB/s, 1 GFLOP/s, 0.1%): far
+/// below any real device, and far above what would make a kernel's or a transfer's time overflow or SimGrid's
+/// solver (precision 1e-9) see a zero rate. A tiny positive value passed validation and aborted the run.
+constexpr double kMinRate = 1e-3;
+/// Largest half-efficiency dimension or sequence length [elements]: 10^9, beyond any GEMM or sequence.
+constexpr double kMaxHalf = 1e9;
+
 FieldList calibration_fields() {
   return {
-      Field::number("matmul_efficiency", "fraction", "fraction of peak FLOP/s a large GEMM reaches").above(0).at_most(1),
-      Field::number("matmul_half_dim", "elements", "GEMM dimension at which that dimension alone halves efficiency").at_least(0),
-      Field::number("memory_efficiency", "fraction", "fraction of HBM bandwidth element-wise kernels reach").above(0).at_most(1),
-      Field::number("nvlink_efficiency", "fraction", "fraction of NVLink bandwidth NCCL intra-node collectives reach").above(0).at_most(1),
-      Field::number("network_efficiency", "fraction", "fraction of NIC line rate inter-node transfers reach").above(0).at_most(1),
+      Field::number("matmul_efficiency", "fraction", "fraction of peak FLOP/s a large GEMM reaches").at_least(kMinRate).at_most(1),
+      Field::number("matmul_half_dim", "elements", "GEMM dimension at which that dimension alone halves efficiency").at_least(0)
+          .at_most(kMaxHalf),
+      Field::number("memory_efficiency", "fraction", "fraction of HBM bandwidth element-wise kernels reach").at_least(kMinRate)
+          .at_most(1),
+      Field::number("nvlink_efficiency", "fraction", "fraction of NVLink bandwidth NCCL intra-node collectives reach")
+          .at_least(kMinRate).at_most(1),
+      Field::number("network_efficiency", "fraction", "fraction of NIC line rate inter-node transfers reach")
+          .at_least(kMinRate).at_most(1),
       Field::number("kernel_overhead_us", "us", "fixed cost per kernel launch").at_least(0),
       Field::number("in_switch_efficiency", "fraction",
                     "fraction of NVLink bandwidth in-switch reduction (NVLS) reaches per GPU port")
-          .above(0).at_most(1).with_default(1.0),
+          .at_least(kMinRate).at_most(1).with_default(1.0),
       Field::number("flash_forward_efficiency", "fraction",
                     "fused attention forward: largest fraction of peak (e_max of e(s) = e_max s / (s + s_half)); "
                     "0 = not measured on this device")
           .at_least(0).at_most(1).with_default(0.0),
       Field::number("flash_forward_half_seq", "elements", "fused attention forward: sequence length s_half")
-          .at_least(0).with_default(0.0),
+          .at_least(0).at_most(kMaxHalf).with_default(0.0),
       Field::number("flash_backward_efficiency", "fraction", "fused attention backward: e_max (0 = not measured)")
           .at_least(0).at_most(1).with_default(0.0),
       Field::number("flash_backward_half_seq", "elements", "fused attention backward: sequence length s_half")
-          .at_least(0).with_default(0.0),
+          .at_least(0).at_most(kMaxHalf).with_default(0.0),
       Field::number("block_scaled_gemm_efficiency", "fraction",
                     "GEMMs in a block-scaled precision (mxfp8, nvfp4) reach this fraction of a per-tensor scaled "
                     "GEMM's efficiency (the scale factors' loads in the MMA pipeline); 1 = not measured")
-          .above(0).at_most(1).with_default(1.0),
+          .at_least(kMinRate).at_most(1).with_default(1.0),
       Field::number("serving_matmul_efficiency", "fraction",
                     "serving GEMMs: fraction of peak, fitted under the engine of the device's serving table "
                     "(docs/calibration.md); 0 = matmul_efficiency")
           .at_least(0).at_most(1).with_default(0.0),
       Field::number("serving_matmul_half_dim", "elements", "serving GEMMs: matmul_half_dim; 0 = matmul_half_dim")
-          .at_least(0).with_default(0.0),
+          .at_least(0).at_most(kMaxHalf).with_default(0.0),
       Field::number("serving_memory_efficiency", "fraction",
                     "serving element-wise and KV reads: fraction of HBM bandwidth; 0 = memory_efficiency")
           .at_least(0).at_most(1).with_default(0.0),
@@ -66,8 +77,10 @@ FieldList top_level_fields() {
       Field::integer("seed", "seed of the one random generator of the run").at_least(0).with_default(0),
       Field::object("hardware", {}, "device preset name or object (configs/hardware/)"),
       Field::object("software", {}, "training software preset name or object (configs/software/; default "
-                                    "megatron-2021): its kernel choices are the defaults of the fields it names, "
-                                    "its multipliers scale the device's efficiencies (docs/software.md)")
+                                    "megatron-2021): its kernel choices are the defaults of the fields it names (its key "
+                                    "\"defaults\": {\"training\": {field: value}, \"parallelism\": {...}}, each value "
+                                    "checked as that field; a field the scenario sets wins), its multipliers scale the "
+                                    "device's efficiencies (docs/software.md)")
           .with_default(kDefaultSoftware),
       Field::object("cluster", {}, "cluster shape and network (configs/topologies/)"),
       Field::object("model", {}, "model preset name or object (configs/models/)"),
@@ -85,7 +98,7 @@ FieldList top_level_fields() {
 FieldList software_fields() {
   auto multiplier = [](const std::string& key, const std::string& what) {
     return Field::number(key, "factor", "multiplies the device's " + what + " (1: the software the device was "
-                                        "calibrated under)").above(0).at_most(2).with_default(1.0);
+                                        "calibrated under)").at_least(kMinRate).at_most(2).with_default(1.0);
   };
   return {
       Field::string("name", "software preset name"),
@@ -121,20 +134,21 @@ FieldList hardware_fields() {
       text("description", "free text"),
       Field::string("source", "datasheet(s) the numbers come from"),
       text("notes", "caveats on the numbers"),
-      Field::number_map("peak_TFLOPS", kPrecisions, "TFLOP/s", "dense tensor-core peak per precision"),
+      Field::number_map("peak_TFLOPS", kPrecisions, "TFLOP/s", "dense tensor-core peak per precision").at_least(kMinRate),
       Field::number("memory_GiB", "GiB", "HBM capacity").above(0),
-      Field::number("memory_bandwidth_GBps", "GB/s", "HBM bandwidth").above(0),
-      Field::number("nvlink_bandwidth_GBps", "GB/s", "NVLink bandwidth per GPU, per direction").above(0),
+      Field::number("memory_bandwidth_GBps", "GB/s", "HBM bandwidth").at_least(kMinRate),
+      Field::number("nvlink_bandwidth_GBps", "GB/s", "NVLink bandwidth per GPU, per direction").at_least(kMinRate),
       Field::number("nvlink_latency_us", "us", "one NVLink/NVSwitch hop").at_least(0),
       Field::number("host_link_GBps", "GB/s", "PCIe link between the GPU and host memory, per direction (activation offload)")
-          .above(0),
+          .at_least(kMinRate),
       Field::number("host_cpu_slowdown", "factor",
                     "host CPU time per framework kernel launch relative to the x86 host (Xeon Platinum 8480C, DGX H100) "
-                    "software.kernel_launch_us is stated for; 1 = such an x86 host")
+                    "software.kernel_launch_us is stated for (training: the serving engines' step costs are fitted per "
+                    "device); 1 = such an x86 host")
           .at_least(0.1).at_most(100).with_default(1.0),
       Field::integer("gpus_per_node", "GPUs in the standard node for this device").at_least(1),
       Field::integer("nics_per_node", "compute-fabric NICs in that node").at_least(1),
-      Field::number("nic_Gbps", "Gbit/s", "line rate of one NIC").above(0),
+      Field::number("nic_Gbps", "Gbit/s", "line rate of one NIC").at_least(kMinRate),
       Field::boolean("nvswitch_reduction", "the node's NVSwitch reduces in the network (NVLS, NVSwitch gen3)")
           .with_default(false),
       Field::object("calibration", calibration_fields(), "compute-model efficiencies, fitted once per device"),
@@ -155,7 +169,7 @@ FieldList cluster_fields() {
       Field::integer("gpus_per_node", "GPUs per node behind a non-blocking NVSwitch; auto = hardware.gpus_per_node")
           .at_least(1).at_most(1024).or_auto().with_default("auto"),
       Field::integer("nics_per_node", "compute NICs per node; auto = hardware.nics_per_node").at_least(1).or_auto().with_default("auto"),
-      Field::number("nic_Gbps", "Gbit/s", "NIC line rate; auto = hardware.nic_Gbps").above(0).or_auto().with_default("auto"),
+      Field::number("nic_Gbps", "Gbit/s", "NIC line rate; auto = hardware.nic_Gbps").at_least(kMinRate).or_auto().with_default("auto"),
       Field::number("nic_latency_us", "us", "NIC and cable, one way").at_least(0).with_default(1.0),
   };
 }

@@ -220,10 +220,38 @@ TEST(LoaderError, ABadSoftwareDefaultIsNamedWhereItWasWritten) {
   e = resolve_error(raw);
   EXPECT_EQ(e.path(), "/software/defaults/parallelism/a\tb");
   EXPECT_TRUE(contains(e.what(), "/software/defaults/parallelism/a\\tb: unknown key")) << e.what();
+  // A default the scenario shadows is checked all the same, and named where it was written.
+  raw = default_json();
+  raw["software"] = {{"preset", "megatron-2021"}, {"defaults", {{"parallelism", {{"tp", "abc"}}}}}};
+  EXPECT_EQ(resolve_error(raw).path(), "/software/defaults/parallelism/tp");
+  // A cross-field rule broken by a filled value names the defaults too: nemo-24.07's flash attention on a device
+  // without a fused-attention calibration.
+  raw = default_json();
+  raw["software"] = "nemo-24.07";
+  EXPECT_EQ(resolve_error(raw).path(), "/software/defaults/training/attention");
   // A value the scenario gives itself is not from the defaults.
   raw = default_json();
   raw["parallelism"]["tp_comm_overlap"] = "bogus";
   EXPECT_EQ(resolve_error(raw).path(), "/parallelism/tp_comm_overlap");
+}
+
+TEST(LoaderError, ARateTooSmallToSimulateIsOutOfRange) {
+  // Denormal rates passed "> 0" and aborted SimGrid (a non-finite duration, a zero-rate deadlock): rates,
+  // efficiencies and bandwidths are at least 0.001 of their unit; "0 = not measured" efficiencies are 0 or that.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"hardware.peak_TFLOPS.fp16=5e-324", "/hardware/peak_TFLOPS/fp16"},
+      {"hardware.calibration.matmul_efficiency=1e-310", "/hardware/calibration/matmul_efficiency"},
+      {"hardware.calibration.matmul_half_dim=1e300", "/hardware/calibration/matmul_half_dim"},
+      {"hardware.nvlink_bandwidth_GBps=1e-308", "/hardware/nvlink_bandwidth_GBps"},
+      {"cluster.nic_Gbps=1e-300", "/cluster/nic_Gbps"},
+      {"hardware.calibration.serving_matmul_efficiency=1e-300", "/hardware/calibration/serving_matmul_efficiency"},
+      {"software.efficiency.matmul=1e-310", "/software/efficiency/matmul"}};
+  for (const auto& [assignment, path] : cases)
+    EXPECT_EQ(llmsim::test::error_of([&] {
+                sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json", {assignment});
+              }).path(), path) << assignment;
+  EXPECT_NO_THROW(sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json",
+                                    {"hardware.calibration.matmul_efficiency=0.001"}));
 }
 
 TEST(LoaderError, UnknownTopLevelKey) {
@@ -527,6 +555,33 @@ TEST(LoaderOverride, MalformedAssignmentThrows) {
   } catch (const ScenarioError& e) {
     EXPECT_TRUE(contains(e.path(), "parallelism.tp")) << e.path();
   }
+}
+
+TEST(LoaderOverride, HugeOrDeepAssignmentsAreErrorsNotCrashes) {
+  // A probe crashed the stack with a value of 30,000 digits (std::regex recursed per character) and with a path
+  // of 20,000 keys (the null check recursed per level).
+  json raw = default_json();
+  EXPECT_EQ(llmsim::test::error_of([&] { sc::apply_override(raw, "parallelism.tp=" + std::string(30000, '9')); })
+                .path(), "--set parallelism.tp=" + std::string(30000, '9'));
+  EXPECT_NO_THROW(sc::apply_override(raw, "description=" + std::string(30000, '9') + "x"));
+  EXPECT_EQ(raw["description"], std::string(30000, '9') + "x");  // not number-shaped: a string
+  std::string deep = "a";
+  for (int i = 1; i < 64; ++i) deep += ".a";
+  EXPECT_NO_THROW(sc::apply_override(raw, deep + "=1"));  // 64 keys: the JSON nesting limit
+  EXPECT_TRUE(contains(llmsim::test::error_of([&] { sc::apply_override(raw, deep + ".a=1"); }).what(),
+                       "a path has at most 64 keys"));
+  const auto trailing = llmsim::test::error_of([&] { sc::apply_override(raw, "parallelism.tp.=4"); });
+  EXPECT_TRUE(contains(trailing.what(), "empty key in the path")) << trailing.what();
+  // A number-shaped value JSON refuses (1., +5, .5) stays an error; anything else is a string (1e+, -.5e3x).
+  for (const std::string bad : {"1.", "+5", ".5", "1e+", "-.5e3x"})
+    EXPECT_EQ(bad == "1e+" || bad == "-.5e3x", [&] {
+      try {
+        sc::apply_override(raw, "description=" + bad);
+        return true;
+      } catch (const ScenarioError&) {
+        return false;
+      }
+    }()) << bad;
 }
 
 TEST(LoaderOverride, IntoScalarThrows) {
