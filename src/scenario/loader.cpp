@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <cctype>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -135,7 +136,15 @@ void apply_override(json& scenario, const std::string& assignment) {
 
 namespace {
 
-void expand_presets(json& raw) {
+/// Where a preset section's values came from: its preset file, and the scenario's own fields merged over it.
+struct PresetOrigin {
+  std::string file;
+  json overrides;
+};
+
+/// Expands each preset section; returns the origin of each expanded one ("/hardware" -> ...).
+std::map<std::string, PresetOrigin> expand_presets(json& raw) {
+  std::map<std::string, PresetOrigin> origins;
   for (const auto& ps : preset_sections()) {
     if (!raw.contains(ps.section)) continue;
     json& sec = raw[ps.section];
@@ -153,8 +162,10 @@ void expand_presets(json& raw) {
           merged[key].value("name", json()) != value["name"])
         merged.erase(key);
     merged.merge_patch(overrides);
+    origins[path] = {(fs::path(config_dir()) / ps.folder / (sec["preset"].get<std::string>() + ".json")).string(), overrides};
     sec = merged;
   }
+  return origins;
 }
 
 /// What a software preset's "defaults" did: the paths they filled ("/parallelism/tp_comm_overlap") and the values
@@ -194,14 +205,27 @@ SoftwareDefaults apply_software_defaults(json& raw) {
   return out;
 }
 
+/// The message of `e` without its path (what() is "path: message", control characters escaped).
+std::string message_of(const ScenarioError& e) { return std::string(e.what()).substr(escape_control(e.path()).size() + 2); }
+
 /// `e` located at the software defaults when its path lies in a field they filled.
 ScenarioError at_origin(const ScenarioError& e, const std::set<std::string>& filled) {
   for (const auto& path : filled)
-    if (e.path() == path || e.path().rfind(path + "/", 0) == 0) {
-      // what() is "path: message", control characters escaped
-      const std::string message = std::string(e.what()).substr(escape_control(e.path()).size() + 2);
-      return ScenarioError("/software/defaults" + e.path(), message);
+    if (e.path() == path || e.path().rfind(path + "/", 0) == 0) return ScenarioError("/software/defaults" + e.path(), message_of(e));
+  return e;
+}
+
+/// `e` naming the preset file its value came from, when the scenario did not give that value itself.
+ScenarioError in_preset(const ScenarioError& e, const std::map<std::string, PresetOrigin>& origins) {
+  for (const auto& [section, origin] : origins) {
+    if (e.path().rfind(section + "/", 0) != 0) continue;
+    try {
+      if (origin.overrides.contains(json::json_pointer(e.path().substr(section.size())))) return e;
+    } catch (const json::exception&) {  // not a JSON pointer into the section
+      return e;
     }
+    return ScenarioError(e.path(), message_of(e) + " (the value comes from the preset file " + origin.file + ")");
+  }
   return e;
 }
 
@@ -339,13 +363,17 @@ Scenario resolve(json raw, const std::string& source_dir) {
     if (auto& sw = raw["software"]; sw.is_object() && !sw.contains("preset") && !sw.contains("name"))
       sw["preset"] = kDefaultSoftware;
   }
-  expand_presets(raw);
-  const auto defaults = apply_software_defaults(raw);
-  expand_engine(raw);  // after the hardware preset: an engine's fit is per hardware
+  const auto origins = expand_presets(raw);
   try {
-    return resolve_expanded(std::move(raw), source_dir, defaults);
+    const auto defaults = apply_software_defaults(raw);
+    expand_engine(raw);  // after the hardware preset: an engine's fit is per hardware
+    try {
+      return resolve_expanded(std::move(raw), source_dir, defaults);
+    } catch (const ScenarioError& e) {
+      throw at_origin(e, defaults.filled);
+    }
   } catch (const ScenarioError& e) {
-    throw at_origin(e, defaults.filled);
+    throw in_preset(e, origins);
   }
 }
 

@@ -1,0 +1,30 @@
+// End to end: an error in a value the scenario took from a preset file names that file, so that a user who edited
+// a preset finds the line to fix; a value the scenario gives itself is named by its path alone.
+#include <cstdlib>
+
+#include "../support/cli.hpp"
+
+namespace {
+using namespace llmsim::test;
+
+TEST_F(Cli, AnErrorInAPresetsValueNamesThePresetFile) {
+  const fs::path configs = dir_ / "configs";
+  fs::copy(source("configs"), configs, fs::copy_options::recursive);
+  const fs::path preset = configs / "hardware" / "A100-SXM4-80GB.json";
+  json hw = json::parse(read_file(preset));
+  hw["calibration"]["matmul_efficiency"] = 2;  // out of range
+  std::ofstream(preset) << hw.dump(2);
+  const char* previous = std::getenv("LLMSIM_CONFIG_DIR");
+  const std::string restore = previous ? previous : "";
+  ::setenv("LLMSIM_CONFIG_DIR", configs.c_str(), 1);
+  const auto from_preset = run("validate '" + source("scenarios/default.json") + "'");
+  const auto own = run("validate '" + source("scenarios/default.json") + "' --set hardware.calibration.matmul_efficiency=3");
+  previous ? ::setenv("LLMSIM_CONFIG_DIR", restore.c_str(), 1) : ::unsetenv("LLMSIM_CONFIG_DIR");
+  expect_input_error(from_preset, "/hardware/calibration/matmul_efficiency: value 2 is out of range");
+  EXPECT_NE(from_preset.err.find("(the value comes from the preset file " + preset.string() + ")"), std::string::npos)
+      << from_preset.err;
+  expect_input_error(own, "/hardware/calibration/matmul_efficiency: value 3 is out of range");
+  EXPECT_EQ(own.err.find("preset file"), std::string::npos) << own.err;
+}
+
+}  // namespace
