@@ -205,13 +205,10 @@ SoftwareDefaults apply_software_defaults(json& raw) {
   return out;
 }
 
-/// The message of `e` without its path (what() is "path: message", control characters escaped).
-std::string message_of(const ScenarioError& e) { return std::string(e.what()).substr(escape_control(e.path()).size() + 2); }
-
 /// `e` located at the software defaults when its path lies in a field they filled.
 ScenarioError at_origin(const ScenarioError& e, const std::set<std::string>& filled) {
   for (const auto& path : filled)
-    if (e.path() == path || e.path().rfind(path + "/", 0) == 0) return ScenarioError("/software/defaults" + e.path(), message_of(e));
+    if (e.path() == path || e.path().rfind(path + "/", 0) == 0) return ScenarioError("/software/defaults" + e.path(), e.message());
   return e;
 }
 
@@ -224,7 +221,7 @@ ScenarioError in_preset(const ScenarioError& e, const std::map<std::string, Pres
     } catch (const json::exception&) {  // not a JSON pointer into the section
       return e;
     }
-    return ScenarioError(e.path(), message_of(e) + " (the value comes from the preset file " + origin.file + ")");
+    return ScenarioError(e.path(), e.message() + " (the value comes from the preset file " + origin.file + ")");
   }
   return e;
 }

@@ -66,7 +66,15 @@ std::vector<Point> make_points(const SweepDefinition& d) {
                                   "at most " + plain_number(limits::kMaxSweepPoints));
   for (size_t i = 0; i < n; ++i) {
     Point p{i, point_id(i, n), d.point_sets(i), json::object()};
-    for (const auto& s : p.sets) p.params[s.substr(0, s.find('='))] = parsed_value(s);
+    for (const auto& s : p.sets) {
+      const std::string key = s.substr(0, s.find('='));
+      try {
+        p.params[key] = parsed_value(s);
+      } catch (const ScenarioError& e) {  // a value of an axis, not of a --set: name the axis
+        const std::string axis = varied_key_under(d, pointer_of(key).to_string());
+        throw axis.empty() ? e : ScenarioError(axis + "=" + s.substr(key.size() + 1), e.message());
+      }
+    }
     points.push_back(p);
   }
   return points;
@@ -81,18 +89,18 @@ void check_points(const SweepDefinition& d, const std::vector<Point>& points) {
     for (const auto& s : p.sets) scenario::apply_override(raws.back(), s);
   }
   const std::string source_dir = fs::path(d.scenario).parent_path().string();
-  std::string first_path, first_error;
+  std::string first_path, first_error, first_message;
   for (auto& raw : raws) {
     try {
       scenario::resolve(std::move(raw), source_dir);
       return;
     } catch (const ScenarioError& e) {
-      if (first_error.empty()) first_path = e.path(), first_error = e.what();
+      if (first_error.empty()) first_path = e.path(), first_error = e.what(), first_message = e.message();
     }
   }
   const std::string key = varied_key_under(d, first_path);
   if (!key.empty()) throw ScenarioError(key, first_error);
-  throw ScenarioError(first_path, first_error.substr(first_path.size() + 2) + " (in every point of the sweep)");
+  throw ScenarioError(first_path, first_message + " (in every point of the sweep)");
 }
 
 void write_atomically(const fs::path& file, const std::string& text) {

@@ -166,6 +166,8 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
                      "--grid parallelism.tpp: /parallelism/tpp: unknown key; did you mean \"tp\"?");
   expect_input_error(run(fast_sweep("--grid parallelism.tp")), "--grid parallelism.tp: expected json.path=value1,value2");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,,2")), "--grid parallelism.tp=1,,2: an empty value");
+  // A value of an axis that is broken JSON names the axis, not --set.
+  expect_input_error(run(fast_sweep("--grid 'parallelism.tp=[1,2'")), "--grid parallelism.tp=[1,2: malformed JSON");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --zip parallelism.tp=1,2")),
                      "--grid/--zip parallelism.tp: the key is varied twice");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set training.itrations=2")), "/training/itrations: unknown key");

@@ -34,12 +34,17 @@ std::optional<double> decimal_number(const std::string& text);
 class ScenarioError : public std::runtime_error {
  public:
   /// An empty `path` (an empty file name given) is shown as ''.
-  ScenarioError(std::string path, const std::string& message)
-      : std::runtime_error(escape_control((path.empty() ? "''" : path) + ": " + message)), path_(std::move(path)) {}
+  ScenarioError(std::string path, std::string message)
+      : std::runtime_error(escape_control((path.empty() ? "''" : path) + ": " + message)),
+        path_(std::move(path)),
+        message_(std::move(message)) {}
   const std::string& path() const { return path_; }
+  /// What is wrong, without the path (to re-locate an error at another path).
+  const std::string& message() const { return message_; }
 
  private:
   std::string path_;
+  std::string message_;
 };
 
 /// A failure inside the simulation that is not the user's input (a deadlock, an inconsistent program): a bug.
