@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::faults {
 namespace {
@@ -75,7 +76,8 @@ class NoFailures final : public FailureProcess {
 };
 
 const scenario::Field kRepair =
-    scenario::Field::number("repair_h", "h", "time until a failed node is back").above(0).with_default(2.0);
+    scenario::Field::number("repair_h", "h", "time until a failed node is back").at_least(limits::kMinOutage_h)
+        .with_default(2.0);
 const scenario::Field kTarget =
     scenario::Field::choice("target", {"node", "nic"}, "what fails: the node, or its network link (cut off)")
         .with_default("node");

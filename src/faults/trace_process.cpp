@@ -60,7 +60,7 @@ std::vector<Failure> read_trace(const std::string& file) {
     }
     if (v[0] < 0) fail("negative time");
     if (v[1] < 0 || v[1] != static_cast<int>(v[1])) fail("the node must be an integer >= 0");
-    if (!(v[2] > 0)) fail("the duration must be > 0");
+    if (!(v[2] >= limits::kMinOutage_h)) fail("the duration must be >= " + plain_number(limits::kMinOutage_h) + " h");
     out.push_back({v[0] * 3600, static_cast<int>(v[1]), v[2] * 3600, target == "nic"});
   }
   if (number == 0) throw ScenarioError("/faults/process/file", file + " is empty (expected a header line)");

@@ -8,6 +8,7 @@
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -56,8 +57,8 @@ const scenario::FieldList kParams = {
     scenario::Field::integer("groups", "groups (g)").at_least(1),
     scenario::Field::integer("routers_per_group", "routers per group (a)").at_least(1),
     scenario::Field::integer("nodes_per_router", "nodes on each router (p)").at_least(1),
-    scenario::Field::number("local_GBps", "GB/s", "bandwidth of a link inside a group, per direction").above(0),
-    scenario::Field::number("global_GBps", "GB/s", "bandwidth of the link between two groups, per direction").above(0),
+    scenario::Field::number("local_GBps", "GB/s", "bandwidth of a link inside a group, per direction").at_least(limits::kMinRate),
+    scenario::Field::number("global_GBps", "GB/s", "bandwidth of the link between two groups, per direction").at_least(limits::kMinRate),
     scenario::Field::number("link_latency_us", "us", "latency of one router-to-router hop").at_least(0).with_default(1.0),
 };
 

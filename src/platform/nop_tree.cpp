@@ -7,6 +7,7 @@
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -50,9 +51,9 @@ class NopTree final : public Topology {
 const scenario::FieldList kParams = {
     scenario::Field::integer("groups", "groups of leaf chiplets").at_least(1),
     scenario::Field::integer("chiplets_per_group", "leaf chiplets per group").at_least(1),
-    scenario::Field::number("link_GBps", "GB/s", "NoP link between a group switch and the root, per direction").above(0),
+    scenario::Field::number("link_GBps", "GB/s", "NoP link between a group switch and the root, per direction").at_least(limits::kMinRate),
     scenario::Field::number("link_latency_us", "us", "NoP hop latency").at_least(0).with_default(0.05),
-    scenario::Field::number("dram_GBps", "GB/s", "DRAM/HBM I/O bandwidth of a group").above(0),
+    scenario::Field::number("dram_GBps", "GB/s", "DRAM/HBM I/O bandwidth of a group").at_least(limits::kMinRate),
 };
 
 LLMSIM_REGISTER(Topology, "nop-tree", "Mozart's network-on-package tree: root chiplet, group switches with DRAM I/O", kParams,

@@ -7,6 +7,7 @@
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -55,7 +56,7 @@ const scenario::FieldList kParams = {
     scenario::Field::integer("x", "nodes along the first dimension").at_least(1),
     scenario::Field::integer("y", "nodes along the second dimension").at_least(1),
     scenario::Field::integer("z", "nodes along the third dimension (1 for a 2D torus)").at_least(1).with_default(1),
-    scenario::Field::number("link_GBps", "GB/s", "bandwidth of one neighbour link, per direction").above(0),
+    scenario::Field::number("link_GBps", "GB/s", "bandwidth of one neighbour link, per direction").at_least(limits::kMinRate),
     scenario::Field::number("link_latency_us", "us", "latency of one neighbour hop").at_least(0).with_default(1.0),
 };
 

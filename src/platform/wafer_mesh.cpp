@@ -8,6 +8,7 @@
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -50,7 +51,7 @@ class WaferMesh final : public Topology {
 const scenario::FieldList kParams = {
     scenario::Field::integer("rows", "chiplet rows").at_least(1),
     scenario::Field::integer("cols", "chiplet columns").at_least(1),
-    scenario::Field::number("d2d_GBps", "GB/s", "die-to-die link bandwidth, per direction").above(0),
+    scenario::Field::number("d2d_GBps", "GB/s", "die-to-die link bandwidth, per direction").at_least(limits::kMinRate),
     scenario::Field::number("d2d_latency_us", "us", "die-to-die hop latency").at_least(0).with_default(0.05),
 };
 

@@ -25,7 +25,8 @@ std::string sci(double v) {
 
 std::string gib(double bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  const double g = bytes / (1024.0 * 1024 * 1024);
+  std::snprintf(buf, sizeof buf, g < 1e6 ? "%.1f GiB" : "%.3g GiB", g);
   return buf;
 }
 
@@ -72,9 +73,10 @@ WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
   e.ops = passes * 6 + workers * iterations * 2 * buckets;
   e.flows = passes * (2 + 2 * moe_per_chunk * p.ep) + workers * iterations * 2 * (p.dp - 1);
   const double by_batch = double(m) * v, by_cluster = workers;  // what dominates the size
-  e.field = iterations >= std::max(by_batch, by_cluster) ? "/training/iterations"
-            : by_batch >= by_cluster                     ? "/training/global_batch"
-                                                         : "/cluster/nodes";
+  e.field = workers * iterations * 2 * buckets > passes * 6          ? "/training/grad_bucket_MB"
+            : iterations >= std::max(by_batch, by_cluster)          ? "/training/iterations"
+            : by_batch >= by_cluster                                 ? "/training/global_batch"
+                                                                     : "/cluster/nodes";
   const double bound_bytes = e.ops * limits::kBytesPerOp + gpus * limits::kBytesPerGpu;
   if (e.gpus <= limits::kMaxGpus && e.ops <= limits::kMaxOps && bound_bytes <= limits::kMaxSimulationBytes)
     e.ops = iterations * iteration_ops(s, *schedule, m);
@@ -133,8 +135,8 @@ void check_work(const WorkEstimate& e) {
                                  " flows" + requests + " and about " + gib(e.memory) + " of memory (at most " +
                                  plain_number(limits::kMaxGpus) + " GPUs, " + plain_number(limits::kMaxOps) + " ops, " +
                                  plain_number(limits::kMaxFlows) + " flows, " + plain_number(limits::kMaxRequests) +
-                                 " requests and " + gib(limits::kMaxSimulationBytes) + "; lower " +
-                                 shown + ")");
+                                 " requests and " + gib(limits::kMaxSimulationBytes) + "; " +
+                                 (field == "/training/grad_bucket_MB" ? "raise " : "lower ") + shown + ")");
 }
 
 }  // namespace llmsim::run

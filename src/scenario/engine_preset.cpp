@@ -2,6 +2,7 @@
 
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::scenario {
 
@@ -75,7 +76,7 @@ FieldList engine_fields() {
     return Field::number(key, "us", help).at_least(0).at_most(1e6).or_auto().with_default("auto");
   };
   auto multiplier = [](const char* key, const char* help) {
-    return Field::number(key, "factor", help).above(0).at_most(10).or_auto().with_default("auto");
+    return Field::number(key, "factor", help).at_least(limits::kMinRate).at_most(10).or_auto().with_default("auto");
   };
   return {
       Field::choice("name", list_presets("engines"), "engine preset (configs/engines/)").with_default(kDefaultEngine),

@@ -9,6 +9,12 @@ namespace llmsim::scenario {
 
 using nlohmann::json;
 
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (const char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return out;
+}
+
 namespace {
 
 /// "line L, column C" of byte `offset` of `text` (1-based).
@@ -23,13 +29,6 @@ std::string position(const std::string& text, size_t offset) {
     }
   }
   return "line " + std::to_string(line) + ", column " + std::to_string(col);
-}
-
-/// RFC 6901 escaping of one reference token.
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (const char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return out;
 }
 
 /// nlohmann's SAX interface building the document, refusing repeated keys and integers beyond 64 bits.

@@ -128,7 +128,7 @@ void apply_override(json& scenario, const std::string& assignment) {
       *node = json{{"preset", node->get<std::string>()}};
     if (!node->is_object() && !node->is_null())
       throw ScenarioError(pointer.empty() ? "/" : pointer, "cannot set a field inside a non-object value");
-    pointer += "/" + part;
+    pointer += "/" + pointer_token(part);
     node = &(*node)[part];
   }
   *node = value;
@@ -187,7 +187,8 @@ SoftwareDefaults apply_software_defaults(json& raw) {
   if (!defaults.is_object()) throw ScenarioError("/software/defaults", "expected an object of sections");
   for (const auto& [section, fields] : defaults.items()) {
     if (!fields.is_object() || (section != "training" && section != "parallelism"))
-      throw ScenarioError("/software/defaults/" + section, "expected training or parallelism, each an object of fields");
+      throw ScenarioError("/software/defaults/" + pointer_token(section),
+                          "expected training or parallelism, each an object of fields");
     // The schema reports a section that is not an object, or the required training section missing; the
     // parallelism section is optional (all its fields have defaults).
     if ((raw.contains(section) && !raw[section].is_object()) || (!raw.contains(section) && section == "training"))
@@ -198,7 +199,7 @@ SoftwareDefaults apply_software_defaults(json& raw) {
         out.shadowed_values[section][key] = value;
       } else {
         raw[section][key] = value;
-        out.filled.insert("/" + section + "/" + key);
+        out.filled.insert("/" + section + "/" + pointer_token(key));
       }
     }
   }
@@ -328,7 +329,7 @@ void check_shadowed(const json& raw, const FieldList& fields, const SoftwareDefa
     try {
       apply_schema(probe, "", fields);
     } catch (const ScenarioError& e) {
-      throw at_origin(e, {"/" + section + "/" + key});
+      throw at_origin(e, {"/" + section + "/" + pointer_token(key)});
     }
   }
 }

@@ -27,9 +27,9 @@ ojson value_schema(const Field& f) {
     case FieldType::Enum: s = {{"type", "string"}, {"enum", f.allowed}}; break;
     case FieldType::NumberMap: {
       ojson props = ojson::object();
-      for (const auto& k : f.allowed) props[k] = {{"type", "number"}, {"exclusiveMinimum", 0}};
-      s = {{"type", "object"}, {"properties", props}, {"additionalProperties", false}};
-      break;
+      for (const auto& k : f.allowed)
+        props[k] = f.min ? ojson{{"type", "number"}, {"minimum", *f.min}} : ojson{{"type", "number"}, {"exclusiveMinimum", 0}};
+      return {{"type", "object"}, {"properties", props}, {"additionalProperties", false}};  // the bound is the values'
     }
     case FieldType::Object: break;
   }

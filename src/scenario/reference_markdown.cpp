@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "llmsim/scenario/reference.hpp"
+#include "llmsim/util/error.hpp"
 
 namespace llmsim::scenario {
 
@@ -87,7 +88,8 @@ std::string allowed_text(const ReferenceNode& n, const std::string& member) {
     case FieldType::Boolean: return "`true`, `false`";
     case FieldType::String: return "any";
     case FieldType::Enum: return join(f.allowed, ", ", "`");
-    case FieldType::NumberMap: return "keys " + join(f.allowed, ", ", "`") + "; values > 0";
+    case FieldType::NumberMap:
+      return "keys " + join(f.allowed, ", ", "`") + "; values " + (f.min ? ">= " + plain_number(*f.min) : std::string("> 0"));
     case FieldType::Object:
       return std::string(n.presets.empty() ? "" : "a preset name or an object; ") + "see " + link(n, member);
   }

@@ -1,6 +1,7 @@
 #include "llmsim/scenario/schema.hpp"
 
 #include "llmsim/scenario/field_json.hpp"
+#include "llmsim/scenario/json_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -87,7 +88,7 @@ void check_value(const Field& f, json& v, const std::string& path) {
     case FieldType::NumberMap: {
       if (!v.is_object()) wrong_type();
       for (auto& [k, x] : v.items()) {
-        const std::string sub = path + "/" + k;
+        const std::string sub = path + "/" + pointer_token(k);
         if (std::find(f.allowed.begin(), f.allowed.end(), k) == f.allowed.end()) {
           std::string hint = closest_match(k, f.allowed);
           throw ScenarioError(sub, std::string("unknown key") + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
@@ -257,7 +258,7 @@ void apply_schema(json& obj, const std::string& path, const FieldList& fields) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (std::find(keys.begin(), keys.end(), it.key()) != keys.end()) continue;
     std::string hint = closest_match(it.key(), keys);
-    throw ScenarioError(path + "/" + it.key(), std::string("unknown key") +
+    throw ScenarioError(path + "/" + pointer_token(it.key()), std::string("unknown key") +
                                                    (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
                                                    " (allowed keys: " + join(keys) + ")");
   }

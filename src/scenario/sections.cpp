@@ -4,6 +4,7 @@
 #include "llmsim/model/optimizer.hpp"
 #include "llmsim/model/precision.hpp"
 #include "llmsim/scenario/engine_preset.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::scenario {
 
@@ -12,10 +13,7 @@ const std::vector<std::string>& kPrecisions = model::precision_names();
 
 Field text(const std::string& key, const std::string& help) { return Field::string(key, help).with_default(""); }
 
-/// Smallest rate, efficiency and bandwidth a preset may give (0.001 of its unit: 1 MB/s, 1 GFLOP/s, 0.1%): far
-/// below any real device, and far above what would make a kernel's or a transfer's time overflow or SimGrid's
-/// solver (precision 1e-9) see a zero rate. A tiny positive value passed validation and aborted the run.
-constexpr double kMinRate = 1e-3;
+using limits::kMinRate;
 /// Largest half-efficiency dimension or sequence length [elements]: 10^9, beyond any GEMM or sequence.
 constexpr double kMaxHalf = 1e9;
 
@@ -313,7 +311,7 @@ FieldList training_fields() {
       Field::boolean("grad_reduce_in_fp32", "bf16 training keeps and reduces its gradients in fp32 (Megatron's "
                                             "main_grad); false: in bf16, as NeMo's performance recipes")
           .with_default(true),
-      Field::number("grad_bucket_MB", "MB", "gradient bucket size for the dp all-reduce").above(0).with_default(40.0),
+      Field::number("grad_bucket_MB", "MB", "gradient bucket size for the dp all-reduce").at_least(0.1).with_default(40.0),
       Field::boolean("scatter_gather_p2p", "split inter-stage activations over tp ranks, re-gather over NVLink")
           .with_default(true),
       Field::object("cuda_graph",
@@ -363,7 +361,8 @@ FieldList faults_fields() {
       Field::integer("spare_nodes", "nodes standing by: a free spare takes a failed node's place after replace_h")
           .at_least(0)
           .with_default(0),
-      Field::number("replace_h", "h", "time to bring a spare node in (provisioning, joining)").at_least(0)
+      Field::number("replace_h", "h", "time to bring a spare node in (provisioning, joining)")
+          .at_least(limits::kMinOutage_h)
           .with_default(0.25),
   };
 }
@@ -423,7 +422,7 @@ FieldList serving_fields() {
                     "service-level objectives for goodput and SLO attainment")
           .with_default(EmptyObject{}),
       Field::number("sample_s", "s", "bucket of kv_usage.csv (KV blocks, running and waiting per replica)")
-          .above(0).with_default(1.0),
+          .at_least(kMinRate).with_default(1.0),
       Field::integer("trace_max_steps", "batches per replica written to trace.json").at_least(0).with_default(20000),
       Field::number("trace_from_s", "s", "trace.json holds the batches starting at or after this time").at_least(0)
           .with_default(0.0),
@@ -437,7 +436,7 @@ FieldList serving_fields() {
                      Field::number("max_scale", "factor", "search rate_scale within [1/max_scale, max_scale]")
                          .above(1).at_most(1e6).with_default(64.0),
                      Field::number("tolerance", "fraction", "stop when the interval is this narrow (relative)")
-                         .above(0).below(1).with_default(0.02)},
+                         .at_least(1e-6).below(1).with_default(0.02)},
                     "capacity search (DistServe's simulator)")
           .with_default(EmptyObject{}),
   };

@@ -5,6 +5,7 @@
 #include "limited_source.hpp"
 #include "llmsim/serving/length_distribution.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::serving {
 namespace {
@@ -74,7 +75,7 @@ LLMSIM_REGISTER(WorkloadSource, "gamma",
                 "arrivals at rate_rps with Gamma gaps of coefficient of variation cv (1 = Poisson, > 1 bursty)",
                 (scenario::FieldList{kRate,
                                      scenario::Field::number("cv", "", "coefficient of variation of the gaps")
-                                         .above(0).at_most(100),
+                                         .at_least(limits::kMinRate).at_most(100),
                                      kPrompt, kOutput}),
                 [](const scenario::Params& p, const scenario::Scenario& s) { return std::make_unique<GammaRenewal>(p, s); });
 

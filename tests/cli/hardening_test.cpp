@@ -99,16 +99,25 @@ TEST_F(Hardening, FaultJobThatDoesNotFitIsInputError) {
 }
 
 TEST_F(Hardening, AnOverlongFailureTimelineNamesWhatMakesIt) {
-  // 48 h at a 3.6 ms checkpoint interval: 4.8e7 checkpoints x 4 nodes, far over 10^7 node-steps; the interval,
-  // not the horizon, is what to change. 10 years of a failure every 0.1 h
+  // 480 h at a 0.36 s checkpoint interval (the shortest allowed): 4.8e6 checkpoints x 4 nodes, over 10^7
+  // node-steps; the interval, not the horizon, is what to change. 10 years of a failure every 0.1 h
   // (876,000 failures, 3 events each on 4 nodes: 1.05e7) and no checkpoints name the horizon.
   json j = scenario("scenarios/faults/mecefo-350m.json");
-  j["strategies"]["fault_tolerance"] = {{"name", "checkpoint-restart"}, {"interval_h", 1e-6}};
-  expect_rejected(j, "/strategies/fault_tolerance/interval_h: the failure timeline would be about 1.9e+08 node-steps");
+  j["faults"]["horizon_h"] = 480;
+  j["strategies"]["fault_tolerance"] = {{"name", "checkpoint-restart"}, {"interval_h", 1e-4}};
+  expect_rejected(j, "/strategies/fault_tolerance/interval_h: the failure timeline would be about 1.9e+07 node-steps");
   j = scenario("scenarios/faults/mecefo-350m.json");
   j["faults"]["horizon_h"] = 87600;
   j["faults"]["process"] = {{"name", "exponential"}, {"mtbf_h", 0.1}, {"repair_h", 0.001}};
   expect_rejected(j, "/faults/horizon_h: the failure timeline would be about ");
+}
+
+TEST_F(Hardening, AServingRunTooLongForItsKvUsageBucketsNamesSampleS) {
+  // 50 requests at 1e-6 requests/s: a makespan of about 4e7 s, 1.7e8 one-second rows of kv_usage.csv on 4
+  // replicas; refused after the simulation, before anything is written (a probe saw a 1.2 GB file).
+  const auto r = run("run '" + source("scenarios/regression/serving-vllm.json") +
+                     "' --out out --set serving.max_requests=50 --set serving.workload.rate_rps=1e-6");
+  expect_input_error(r, "/serving/sample_s: kv_usage.csv would hold ");
 }
 
 TEST_F(Hardening, ServingWeightsBeyondTheGpuFailValidate) {

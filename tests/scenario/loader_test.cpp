@@ -250,6 +250,18 @@ TEST(LoaderError, ARateTooSmallToSimulateIsOutOfRange) {
     EXPECT_EQ(llmsim::test::error_of([&] {
                 sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json", {assignment});
               }).path(), path) << assignment;
+  // The same in the families' parameters and the serving and fault sections (a second probe found them).
+  const std::vector<std::tuple<std::string, std::string, std::string>> elsewhere = {
+      {"scenarios/topologies/torus.json", "cluster.topology.link_GBps=5e-324", "/cluster/topology/link_GBps"},
+      {"scenarios/serving/llama3.1-8b-h100-offline.json", "serving.engine.matmul_multiplier=5e-324",
+       "/serving/engine/matmul_multiplier"},
+      {"scenarios/regression/serving-vllm.json", "serving.capacity_search.tolerance=1e-300",
+       "/serving/capacity_search/tolerance"},
+      {"scenarios/faults/mecefo-1b.json", "faults.replace_h=0", "/faults/replace_h"}};
+  for (const auto& [file, assignment, path] : elsewhere)
+    EXPECT_EQ(llmsim::test::error_of([&] {
+                sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/" + file, {assignment});
+              }).path(), path) << assignment;
   EXPECT_NO_THROW(sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json",
                                     {"hardware.calibration.matmul_efficiency=0.001"}));
 }

@@ -20,6 +20,9 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& origi
 /// number"), for one-line errors about files llmsim wrote itself (sweep plans, run summaries).
 std::string json_reason(const nlohmann::json::exception& e);
 
+/// RFC 6901 escaping of one reference token of a JSON pointer: "~" as "~0", "/" as "~1" ("a/b" -> "a~1b").
+std::string pointer_token(const std::string& key);
+
 /// The first null inside `doc`, as a JSON pointer ("/cluster/nic_latency_us"), or "" when there is none.
 /// Scenarios never hold null: a key left out takes its default, so a null is always an accident.
 std::string find_null(const nlohmann::json& doc, const std::string& pointer = "");

@@ -36,6 +36,14 @@ constexpr double kBytesPerOp = 64;
 constexpr double kBytesPerGpu = 16384;
 constexpr double kBytesPerRequest = 2048;
 
+/// Smallest rate, efficiency, bandwidth or multiplier an input may give (0.001 of its unit: 1 MB/s, 1 GFLOP/s,
+/// 0.1%): far below any real device, far above what would make a kernel's or a transfer's time overflow or
+/// SimGrid's solver (precision 1e-9) see a zero rate. A denormal passed "> 0" and aborted the run.
+constexpr double kMinRate = 1e-3;
+/// Shortest outage, repair or replacement of a failure [h]: 0.36 s. Shorter ones vanished from the timeline in
+/// rounding (a 1e-20 h outage ends when it starts) while the log counted them.
+constexpr double kMinOutage_h = 1e-4;
+
 /// A run whose estimate is above this many ops (or requests) shows a progress line on a terminal.
 constexpr double kProgressOps = 2e6;
 

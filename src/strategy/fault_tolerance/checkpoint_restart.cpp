@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "llmsim/strategy/fault_tolerance.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::strategy {
 namespace {
@@ -35,7 +36,7 @@ LLMSIM_REGISTER(FaultTolerance, "checkpoint-restart",
                 (scenario::FieldList{
                     scenario::Field::number("interval_h", "h",
                                             "training time between checkpoints; auto = Young/Daly sqrt(2 delta M)")
-                        .above(0)
+                        .at_least(limits::kMinOutage_h)
                         .or_auto()
                         .with_default("auto"),
                     scenario::Field::number("storage_GBps", "GB/s", "aggregate checkpoint write/read bandwidth")
