@@ -86,9 +86,10 @@ class SimgridXml final : public Topology {
                                                 " GPUs need " + std::to_string(need) + " hosts but " + file_ + " has " +
                                                 std::to_string(hosts.size()));
     for (const auto* link : engine->get_all_links())
-      if (link->get_bandwidth() <= 0 || link->get_latency() < 0)
+      if (!(link->get_bandwidth() >= limits::kMinRate * 1e9) || !(link->get_latency() >= 0))
         throw ScenarioError("/cluster/topology/file", "link " + link->get_name() + " of " + file_ +
-                                                          " has a bandwidth <= 0 or a negative latency");
+                                                          " has a bandwidth below 1 MBps (0.001 GB/s, as every rate "
+                                                          "of a scenario) or a negative latency");
     ClusterPlatform out = empty_platform(c, 1);
     out.hosts.assign(hosts.begin(), hosts.begin() + need);
     if (!routes_complete(out.hosts))
