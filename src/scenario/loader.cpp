@@ -325,7 +325,7 @@ namespace {
 void check_shadowed(const json& raw, const FieldList& fields, const SoftwareDefaults& defaults) {
   for (const auto& [section, key] : defaults.shadowed_keys) {
     json probe = raw;
-    probe[section][key] = defaults.shadowed_values[section][key];
+    probe[section][key] = defaults.shadowed_values.at(section).at(key);
     try {
       apply_schema(probe, "", fields);
     } catch (const ScenarioError& e) {
