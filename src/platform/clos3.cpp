@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <limits>
 
 #include "llmsim/platform/node.hpp"
 #include "llmsim/platform/topology.hpp"
@@ -54,7 +55,8 @@ class Clos3 final : public Topology {
   /// A minipod when neither tier is oversubscribed: its rack and minipod uplinks then carry at most what their
   /// NICs send, so no flow pattern is limited beyond the NICs.
   int fold_unit_nodes(const scenario::Cluster&) const override {
-    return o_leaf_ <= 1 && o_spine_ <= 1 ? per_rack_ * per_minipod_ : 0;
+    const long long unit = static_cast<long long>(per_rack_) * per_minipod_;  // up to 10^12 at the fields' bounds
+    return o_leaf_ <= 1 && o_spine_ <= 1 ? static_cast<int>(std::min<long long>(unit, std::numeric_limits<int>::max())) : 0;
   }
 
  private:
@@ -63,8 +65,10 @@ class Clos3 final : public Topology {
 };
 
 const scenario::FieldList kParams = {
-    scenario::Field::integer("nodes_per_rack", "nodes under one leaf (ToR) switch").at_least(1).with_default(4),
-    scenario::Field::integer("racks_per_minipod", "racks under one spine tier").at_least(1).with_default(8),
+    scenario::Field::integer("nodes_per_rack", "nodes under one leaf (ToR) switch").at_least(1).at_most(1000000)
+        .with_default(4),
+    scenario::Field::integer("racks_per_minipod", "racks under one spine tier").at_least(1).at_most(1000000)
+        .with_default(8),
     scenario::Field::number("leaf_oversubscription", "ratio", "leaf down:up bandwidth ratio").at_least(1).with_default(1.0),
     scenario::Field::number("spine_oversubscription", "ratio", "spine down:up bandwidth ratio").at_least(1).with_default(1.0),
     scenario::Field::number("switch_latency_us", "us", "one switch traversal").at_least(0).with_default(0.5),

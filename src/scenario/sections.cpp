@@ -144,8 +144,8 @@ FieldList hardware_fields() {
                     "software.kernel_launch_us is stated for (training: the serving engines' step costs are fitted per "
                     "device); 1 = such an x86 host")
           .at_least(0.1).at_most(100).with_default(1.0),
-      Field::integer("gpus_per_node", "GPUs in the standard node for this device").at_least(1),
-      Field::integer("nics_per_node", "compute-fabric NICs in that node").at_least(1),
+      Field::integer("gpus_per_node", "GPUs in the standard node for this device").at_least(1).at_most(1024),
+      Field::integer("nics_per_node", "compute-fabric NICs in that node").at_least(1).at_most(1024),
       Field::number("nic_Gbps", "Gbit/s", "line rate of one NIC").at_least(kMinRate),
       Field::boolean("nvswitch_reduction", "the node's NVSwitch reduces in the network (NVLS, NVSwitch gen3)")
           .with_default(false),
@@ -166,7 +166,8 @@ FieldList cluster_fields() {
       Field::integer("nodes", "number of nodes").at_least(1).at_most(1000000),
       Field::integer("gpus_per_node", "GPUs per node behind a non-blocking NVSwitch; auto = hardware.gpus_per_node")
           .at_least(1).at_most(1024).or_auto().with_default("auto"),
-      Field::integer("nics_per_node", "compute NICs per node; auto = hardware.nics_per_node").at_least(1).or_auto().with_default("auto"),
+      Field::integer("nics_per_node", "compute NICs per node; auto = hardware.nics_per_node").at_least(1).at_most(1024)
+          .or_auto().with_default("auto"),
       Field::number("nic_Gbps", "Gbit/s", "NIC line rate; auto = hardware.nic_Gbps").at_least(kMinRate).or_auto().with_default("auto"),
       Field::number("nic_latency_us", "us", "NIC and cable, one way").at_least(0).with_default(1.0),
   };
@@ -175,8 +176,10 @@ FieldList cluster_fields() {
 namespace {
 FieldList moe_fields() {
   return {
-      Field::integer("experts", "routed experts per MoE layer; 0 = a dense model").at_least(0).at_most(65536).with_default(0),
-      Field::integer("top_k", "routed experts per token").at_least(1).with_default(1),
+      Field::integer("experts", "routed experts per MoE layer; 0 = a dense model (at most 4096: the routing is drawn "
+                     "per expert pair)").at_least(0).at_most(4096).with_default(0),
+      Field::integer("top_k", "routed experts per token (at most 32: the routing draw grows with its square)").at_least(1)
+          .at_most(32).with_default(1),
       Field::integer("shared_experts", "experts every token goes through (DeepSeek-MoE)").at_least(0).with_default(0),
       Field::integer("expert_ffn_hidden", "inner size of one expert's FFN; auto = ffn_hidden").at_least(1).or_auto()
           .with_default("auto"),

@@ -26,16 +26,18 @@ long long days_from_civil(long long y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<long long>(doe) - 719468;
 }
 
-/// Nanoseconds since 1970-01-01 00:00:00 of "YYYY-MM-DD HH:MM:SS" with an optional fraction of 1 to 9 digits
-/// (exact: no floating point), or nothing if `text` is not of that form.
+/// Nanoseconds since 1970-01-01 00:00:00 of "YYYY-MM-DD HH:MM:SS" (years 1970-2200) with an optional fraction of
+/// 1 to 9 digits (exact: no floating point), or nothing if `text` is not of that form.
 std::optional<long long> parse_timestamp(const std::string& text) {
   const std::string form = "dddd-dd-dd dd:dd:dd";
   if (text.size() < form.size()) return std::nullopt;
   for (size_t i = 0; i < form.size(); ++i)
     if (form[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(text[i])) : text[i] != form[i]) return std::nullopt;
   const auto field = [&](size_t at, size_t n) { return std::stoll(text.substr(at, n)); };
-  const long long month = field(5, 2), day = field(8, 2), hour = field(11, 2), minute = field(14, 2), second = field(17, 2);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return std::nullopt;
+  const long long year = field(0, 4), month = field(5, 2), day = field(8, 2), hour = field(11, 2),
+                  minute = field(14, 2), second = field(17, 2);
+  // Years 1970-2200: nanoseconds since 1970 stay within 64 bits (to 2262), and no trace predates Unix time.
+  if (year < 1970 || year > 2200 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return std::nullopt;
   long long ns = 0;
   if (text.size() > form.size()) {
     const std::string fraction = text.substr(form.size() + 1);
@@ -44,7 +46,7 @@ std::optional<long long> parse_timestamp(const std::string& text) {
       return std::nullopt;
     ns = std::stoll(fraction + std::string(9 - fraction.size(), '0'));
   }
-  const long long days = days_from_civil(field(0, 4), static_cast<unsigned>(month), static_cast<unsigned>(day));
+  const long long days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   return ((days * 24 + hour) * 60 + minute) * 60 * 1000000000LL + second * 1000000000LL + ns;
 }
 
@@ -58,7 +60,7 @@ std::vector<Request> read_azure(const std::string& file, double start) {
   while (in.next()) {
     const auto cell = in.cells(3, kColumns);
     const auto ns = parse_timestamp(cell[0]);
-    if (!ns) in.fail("TIMESTAMP \"" + cell[0] + "\" is not of the form YYYY-MM-DD HH:MM:SS.fffffff");
+    if (!ns) in.fail("TIMESTAMP \"" + cell[0] + "\" is not of the form YYYY-MM-DD HH:MM:SS.fffffff (years 1970-2200)");
     if (previous && *ns < *previous) in.fail("TIMESTAMP " + cell[0] + " is before the previous request's (out of order)");
     previous = ns;
     if (!first) first = ns;

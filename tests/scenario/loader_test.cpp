@@ -266,6 +266,20 @@ TEST(LoaderError, ARateTooSmallToSimulateIsOutOfRange) {
                                     {"hardware.calibration.matmul_efficiency=0.001"}));
 }
 
+TEST(LoaderError, SizesThatOverflowOrExhaustTheMachineAreOutOfRange) {
+  // A fifth probe: clos3's rack count overflowed an int (a segfault), 65,536 experts exhausted memory in the
+  // routing draw, and a device's 2048 GPUs per node passed through "auto" past the cluster's bound of 1024.
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"scenarios/topologies/clos3.json", "cluster.topology.nodes_per_rack=2147483645", "/cluster/topology/nodes_per_rack"},
+      {"scenarios/moe/olmoe-ep8-a100.json", "model.moe.experts=65536", "/model/moe/experts"},
+      {"scenarios/moe/olmoe-ep8-a100.json", "model.moe.top_k=64", "/model/moe/top_k"},
+      {"scenarios/default.json", "hardware.gpus_per_node=2048", "/hardware/gpus_per_node"}};
+  for (const auto& [file, assignment, path] : cases)
+    EXPECT_EQ(llmsim::test::error_of([&] {
+                sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/" + file, {assignment});
+              }).path(), path) << assignment;
+}
+
 TEST(LoaderError, UnknownTopLevelKey) {
   json raw = default_json();
   raw["trainng"] = json::object();

@@ -313,6 +313,9 @@ TEST_F(Workload, MalformedAzureLinesNameTheFileAndLine) {
        ":4: TIMESTAMP 2023-11-16 18:17:03.5 is before the previous request's (out of order)"},
       {header + ok + "2023-11-16 18:17:04.0,0,5\n", ":3: ContextTokens 0 is out of range"},
       {header + ok + "16/11/2023 18:17:04,10,5\n", ":3: TIMESTAMP \"16/11/2023 18:17:04\" is not of the form"},
+      // 2262 overflowed the nanoseconds since 1970 and read as "out of order"; 0001 wrapped silently.
+      {header + ok + "2262-11-16 18:17:04,10,5\n", ":3: TIMESTAMP \"2262-11-16 18:17:04\" is not of the form"},
+      {header + "0001-01-01 00:00:00,10,5\n", ":2: TIMESTAMP \"0001-01-01 00:00:00\" is not of the form"},
       {"time,prompt,output\n", ":1: the first line is \"time,prompt,output\""}};
   const std::string file = write("file.csv", ""s);
   for (const auto& [text, message] : cases) {
