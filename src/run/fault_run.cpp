@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 #include "llmsim/faults/timeline.hpp"
@@ -49,7 +50,8 @@ nlohmann::json failure_free_summary(const scenario::Scenario& s, int nodes) {
 
 /// Its iteration [s], or -1 when it does not fit in memory.
 double iteration_of(const nlohmann::json& summary) {
-  return summary.contains("iteration_time_s") ? summary["iteration_time_s"].get<double>() : -1.0;
+  const double t = reported_iteration_time(summary);
+  return std::isfinite(t) ? t : -1.0;
 }
 
 /// The failure-free run's summary without what the fault summary states itself.

@@ -42,11 +42,12 @@ nlohmann::json simulate(const scenario::Scenario& s, const strategy::TrainingStr
 
 }  // namespace
 
-double iteration_time(const scenario::Scenario& s) {
-  const auto summary = run_training(s, "");
+double reported_iteration_time(const nlohmann::json& summary) {
   return summary.contains("iteration_time_s") ? summary["iteration_time_s"].get<double>()
                                               : std::numeric_limits<double>::infinity();
 }
+
+double iteration_time(const scenario::Scenario& s) { return reported_iteration_time(run_training(s, "")); }
 
 nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_dir) {
   if (s.faults.enabled()) return run_faults(s, out_dir);

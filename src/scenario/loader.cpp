@@ -79,7 +79,6 @@ bool is_preset_section(const std::string& pointer) {
     if (pointer == std::string("/") + ps.section) return true;
   return false;
 }
-}  // namespace
 
 /// `text` has the shape of a JSON-ish number: [+-] digits [. digits] or [+-] . digits, then [eE [+-] digits]
 /// (1e999, +5, 1.): a broken number is an error, not a string. A loop, not a regex: std::regex recurses per
@@ -102,6 +101,7 @@ bool number_shaped(const std::string& text) {
   }
   return i == text.size();
 }
+}  // namespace
 
 void apply_override(json& scenario, const std::string& assignment) {
   const auto eq = assignment.find('=');
@@ -172,8 +172,7 @@ std::map<std::string, PresetOrigin> expand_presets(json& raw) {
 /// the scenario's own fields shadowed, so that an error in either names where it came from.
 struct SoftwareDefaults {
   std::set<std::string> filled;
-  std::vector<std::pair<std::string, std::string>> shadowed_keys;  ///< (section, key) the scenario set itself
-  json shadowed_values = json::object();                              ///< {section: {key: the defaults' value}}
+  json shadowed = json::object();  ///< {section: {key: the defaults' value}} for the keys the scenario set itself
 };
 
 /// The software preset's "defaults" ({section: {field: value}}) fill the fields the scenario leaves out; every
@@ -195,8 +194,7 @@ SoftwareDefaults apply_software_defaults(json& raw) {
       continue;
     for (const auto& [key, value] : fields.items()) {
       if (raw[section].contains(key)) {
-        out.shadowed_keys.push_back({section, key});
-        out.shadowed_values[section][key] = value;
+        out.shadowed[section][key] = value;
       } else {
         raw[section][key] = value;
         out.filled.insert("/" + section + "/" + pointer_token(key));
@@ -323,15 +321,16 @@ bool section_allowed(const std::string& section, const std::string& kind) {
 namespace {
 /// Each value a scenario's own field shadowed, checked against that field's schema as if it had applied.
 void check_shadowed(const json& raw, const FieldList& fields, const SoftwareDefaults& defaults) {
-  for (const auto& [section, key] : defaults.shadowed_keys) {
-    json probe = raw;
-    probe[section][key] = defaults.shadowed_values.at(section).at(key);
-    try {
-      apply_schema(probe, "", fields);
-    } catch (const ScenarioError& e) {
-      throw at_origin(e, {"/" + section + "/" + pointer_token(key)});
+  for (const auto& [section, values] : defaults.shadowed.items())
+    for (const auto& [key, value] : values.items()) {
+      json probe = raw;
+      probe[section][key] = value;
+      try {
+        apply_schema(probe, "", fields);
+      } catch (const ScenarioError& e) {
+        throw at_origin(e, {"/" + section + "/" + pointer_token(key)});
+      }
     }
-  }
 }
 
 /// `raw` with its presets expanded: validated, typed and cross-checked.

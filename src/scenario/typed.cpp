@@ -8,6 +8,7 @@
 #include "llmsim/scenario/field_json.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::scenario {
 
@@ -96,9 +97,10 @@ void read_hardware(const json& hw, Hardware& h) {
   // Efficiencies where 0 means "not measured": a positive value is a rate like the others (sections.cpp kMinRate).
   for (const char* key : {"flash_forward_efficiency", "flash_backward_efficiency", "serving_matmul_efficiency",
                           "serving_memory_efficiency"})
-    if (const double e = hw["calibration"][key].get<double>(); e > 0 && e < 1e-3)
+    if (const double e = hw["calibration"][key].get<double>(); e > 0 && e < limits::kMinRate)
       throw ScenarioError(std::string("/hardware/calibration/") + key,
-                          "value " + hw["calibration"][key].dump() + " is out of range (0 = not measured, or >= 0.001 and <= 1)");
+                          "value " + hw["calibration"][key].dump() + " is out of range (0 = not measured, or >= " +
+                              plain_number(limits::kMinRate) + " and <= 1)");
 }
 
 /// A non-negative integer spelled with digits only, or -1.
@@ -411,9 +413,9 @@ void check_dense_model(const Scenario& s) {
 
 /// The name is a plain directory name; the fault timeline's buckets within bounds.
 void check_name_and_buckets(const Scenario& s) {
-  if (s.kind != "serving" && s.faults.horizon / s.faults.sample > 1e7)
+  if (s.kind != "serving" && s.faults.horizon / s.faults.sample > limits::kMaxCsvRows)
     throw ScenarioError("/faults/sample_s", "at most 10,000,000 buckets over the horizon: at least " +
-                                                std::to_string(s.faults.horizon / 1e7) + " s here");
+                                                std::to_string(s.faults.horizon / limits::kMaxCsvRows) + " s here");
   const bool plain = !s.name.empty() && s.name.size() <= 128 && s.name[0] != '.' &&
                      s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") ==
                          std::string::npos;

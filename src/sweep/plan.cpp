@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "llmsim/report/output_dir.hpp"
@@ -89,18 +90,18 @@ void check_points(const SweepDefinition& d, const std::vector<Point>& points) {
     for (const auto& s : p.sets) scenario::apply_override(raws.back(), s);
   }
   const std::string source_dir = fs::path(d.scenario).parent_path().string();
-  std::string first_path, first_error, first_message;
+  std::optional<ScenarioError> first;
   for (auto& raw : raws) {
     try {
       scenario::resolve(std::move(raw), source_dir);
       return;
     } catch (const ScenarioError& e) {
-      if (first_error.empty()) first_path = e.path(), first_error = e.what(), first_message = e.message();
+      if (!first) first = e;
     }
   }
-  const std::string key = varied_key_under(d, first_path);
-  if (!key.empty()) throw ScenarioError(key, first_error);
-  throw ScenarioError(first_path, first_message + " (in every point of the sweep)");
+  const std::string key = varied_key_under(d, first->path());
+  if (!key.empty()) throw ScenarioError(key, first->what());
+  throw ScenarioError(first->path(), first->message() + " (in every point of the sweep)");
 }
 
 void write_atomically(const fs::path& file, const std::string& text) {

@@ -14,5 +14,7 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
 
 /// The iteration time [s] of a run of `s` that writes nothing; infinity when it does not fit in memory.
 double iteration_time(const scenario::Scenario& s);
+/// The iteration time [s] a run's summary reports; infinity when it did not fit in memory ("status" "oom").
+double reported_iteration_time(const nlohmann::json& summary);
 
 }  // namespace llmsim::run

@@ -36,6 +36,9 @@ constexpr double kBytesPerOp = 64;
 constexpr double kBytesPerGpu = 16384;
 constexpr double kBytesPerRequest = 2048;
 
+/// Most rows of a time-bucketed output CSV (the fault timeline's throughput.csv, serving's kv_usage.csv).
+constexpr double kMaxCsvRows = 1e7;
+
 /// Smallest rate, efficiency, bandwidth or multiplier an input may give (0.001 of its unit: 1 MB/s, 1 GFLOP/s,
 /// 0.1%): far below any real device, far above what would make a kernel's or a transfer's time overflow or
 /// SimGrid's solver (precision 1e-9) see a zero rate. A denormal passed "> 0" and aborted the run.
