@@ -142,6 +142,23 @@ struct PresetOrigin {
   json overrides;
 };
 
+/// A section written with all fields but named like a preset ({"name": "nemo-24.07"}) is a custom section that
+/// takes its defaults, not the preset's values: refused when it lacks a key the preset sets, since that key would
+/// silently differ from the preset the name promises. The preset's "defaults" (applied to other sections, and
+/// absent from a resolved scenario) do not count, so a scenario.resolved.json loads as it is.
+void refuse_partial_namesake(const PresetSection& ps, const json& sec, const std::string& path) {
+  if (!sec.is_object() || sec.contains("preset") || !sec.contains("name") || !sec["name"].is_string()) return;
+  const std::string name = sec["name"].get<std::string>();
+  const auto names = list_presets(ps.folder);
+  if (std::find(names.begin(), names.end(), name) == names.end()) return;
+  const json preset = load_preset(ps.folder, name, path + "/name");
+  for (const auto& [key, value] : preset.items())
+    if (key != "defaults" && !sec.contains(key))
+      throw ScenarioError(path, "an object without \"preset\" is a custom " + std::string(ps.section) +
+                                    " and lacks the preset " + name + "'s \"" + key + "\"; write {\"preset\": \"" +
+                                    name + "\", <fields to override>} to start from the preset, or give it another name");
+}
+
 /// Expands each preset section; returns the origin of each expanded one ("/hardware" -> ...).
 std::map<std::string, PresetOrigin> expand_presets(json& raw) {
   std::map<std::string, PresetOrigin> origins;
@@ -150,6 +167,7 @@ std::map<std::string, PresetOrigin> expand_presets(json& raw) {
     json& sec = raw[ps.section];
     const std::string path = std::string("/") + ps.section;
     if (sec.is_string()) sec = json{{"preset", sec.get<std::string>()}};
+    refuse_partial_namesake(ps, sec, path);
     if (!sec.is_object() || !sec.contains("preset")) continue;
     if (!sec["preset"].is_string()) throw ScenarioError(path + "/preset", "expected a preset name (a string)");
     json merged = load_preset(ps.folder, sec["preset"].get<std::string>(), path + "/preset");

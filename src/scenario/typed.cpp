@@ -171,9 +171,10 @@ void fill_derived_defaults(json& raw) {
   if (raw["kind"] == "serving" && !is_auto(pl["last_stage_layers"]) && pl["last_stage_layers"] != even)
     throw ScenarioError("/parallelism/last_stage_layers", "a serving replica splits its layers evenly over pp; leave "
                                                           "last_stage_layers auto (" + str(even) + ")");
-  if (pl["pipeline_split"] == "embedding-loss" && !is_auto(pl["last_stage_layers"]))
+  // Both write `even` into the resolved scenario, which must load again as it is.
+  if (pl["pipeline_split"] == "embedding-loss" && !is_auto(pl["last_stage_layers"]) && pl["last_stage_layers"] != even)
     throw ScenarioError("/parallelism/last_stage_layers", "pipeline_split embedding-loss sets every chunk's layers; "
-                                                          "leave last_stage_layers auto");
+                                                          "leave last_stage_layers auto (" + str(even) + ")");
   derive(pl, "last_stage_layers", even);
   json& par = raw["parallelism"];
   if (is_auto(par["dp"])) {

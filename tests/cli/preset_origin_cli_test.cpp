@@ -27,4 +27,20 @@ TEST_F(Cli, AnErrorInAPresetsValueNamesThePresetFile) {
   EXPECT_EQ(own.err.find("preset file"), std::string::npos) << own.err;
 }
 
+// {"name": <a preset>} without "preset" would be a custom section with every default, silently not the preset its
+// name promises; a resolved scenario (every key of the preset present) still loads as it is.
+TEST_F(Cli, APartialSectionNamedLikeAPresetIsRefusedAndAResolvedOneLoads) {
+  const auto partial = run("validate '" + source("scenarios/default.json") + "' --set 'software={\"name\": \"nemo-24.07\"}'");
+  expect_input_error(partial, "/software: an object without \"preset\" is a custom software and lacks the preset nemo-24.07's");
+  const auto hardware = run("validate '" + source("scenarios/default.json") +
+                            "' --set 'hardware={\"name\": \"H100-SXM5-80GB\", \"gpus_per_node\": 8}'");
+  expect_input_error(hardware, "/hardware: an object without \"preset\" is a custom hardware");
+  const auto resolved = run("validate '" + source("scenarios/default.json") + "' --set software=nemo-24.07 --set hardware=H100-SXM5-80GB");
+  ASSERT_EQ(resolved.code, 0) << resolved.err;
+  std::ofstream(dir_ / "resolved.json") << resolved.out;
+  const auto again = run("validate '" + (dir_ / "resolved.json").string() + "'");
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["software"]["kernel_launch_us"], json::parse(resolved.out)["software"]["kernel_launch_us"]);
+}
+
 }  // namespace
