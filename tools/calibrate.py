@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """Fits a hardware preset's calibration to published throughput measurements.
 
-Usage: tools/calibrate.py [--table megatron-lm-table1|nemo-24.07-h100|bridge-b200|bridge-gb200|bridge-gb300]
+Usage: tools/calibrate.py [--table megatron-lm-table1|nemo-24.07-h100|bridge-b200|bridge-gb200|bridge-gb300|
+                                  bridge-26.02-gb200|bridge-26.02-gb300|bridge-26.02-26.04.01]
                           [--llmsim build/llmsim]
                           [--fit matmul_efficiency,matmul_half_dim,memory_efficiency]
 Runs the table's scenarios (megatron-lm-table1: scenarios/validation/*.json against hardware TFLOP/s per GPU of
 data/validation/megatron-lm-table1.csv; nemo-24.07-h100: scenarios/validation/nemo-24.07-h100/*.json, written
 by tools/make_validation_scenarios.py, against tokens/s per GPU; bridge-*: the DGX B200, GB200 or GB300 rows of
-scenarios/validation/megatron-bridge-25.11-blackwell/) with the calibration fields overridden,
+scenarios/validation/megatron-bridge-25.11-blackwell/; bridge-26.02-26.04.01: later releases' rows, held out, only
+reported with --maxfev 0) with the calibration fields overridden,
 minimises the mean squared relative error with scipy's Nelder-Mead, and prints the fitted values to copy into
 configs/hardware/<preset>.json. Fields not fitted keep the preset's values. Two scenarios run at a time.
 """
@@ -26,7 +28,7 @@ from tool_main import guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOUNDS = {"matmul_efficiency": (0.3, 1.0), "matmul_half_dim": (0.0, 1024.0), "memory_efficiency": (0.3, 1.0),
-          "nvlink_efficiency": (0.3, 1.0), "block_scaled_gemm_efficiency": (0.5, 1.0), "network_efficiency": (0.3, 1.0), "kernel_overhead_us": (0.0, 50.0)}
+          "nvlink_efficiency": (0.3, 1.0), "block_scaled_gemm_efficiency": (0.5, 1.0), "nvfp4_gemm_efficiency": (0.3, 1.0), "network_efficiency": (0.3, 1.0), "kernel_overhead_us": (0.0, 50.0)}
 
 
 def table1_rows():
@@ -48,12 +50,18 @@ def written_rows(table, prefix=""):
 
 
 BRIDGE = "megatron-bridge-25.11-blackwell"
+LATER = "megatron-bridge-26.02-26.04.01"
 # table -> (rows, hardware preset, summary metric compared); the Blackwell table is fitted per system
 TABLES = {"megatron-lm-table1": (table1_rows, "A100-SXM4-80GB", "hardware_tflops_per_gpu"),
           "nemo-24.07-h100": (written_rows("nemo-24.07-h100"), "H100-SXM5-80GB", "tokens_per_s_per_gpu"),
           "bridge-b200": (written_rows(BRIDGE, "b200-"), "B200", "tokens_per_s_per_gpu"),
           "bridge-gb200": (written_rows(BRIDGE, "gb200-"), "GB200-NVL72", "tokens_per_s_per_gpu"),
-          "bridge-gb300": (written_rows(BRIDGE, "gb300-"), "GB300-NVL72", "tokens_per_s_per_gpu")}
+          "bridge-gb300": (written_rows(BRIDGE, "gb300-"), "GB300-NVL72", "tokens_per_s_per_gpu"),
+          # the first release with NVFP4 rows, per system: its NVFP4 rows fit nvfp4_gemm_efficiency (--rows nvfp4)
+          "bridge-26.02-gb200": (written_rows(LATER, "r26.02-gb200-"), "GB200-NVL72", "tokens_per_s_per_gpu"),
+          "bridge-26.02-gb300": (written_rows(LATER, "r26.02-gb300-"), "GB300-NVL72", "tokens_per_s_per_gpu"),
+          # held out, several presets: only reported (--maxfev 0), never fitted
+          "bridge-26.02-26.04.01": (written_rows(LATER), None, "tokens_per_s_per_gpu")}
 
 
 def simulate(llmsim, scenario, overrides, out, metric):
@@ -74,9 +82,11 @@ def main():
     ap.add_argument("--start", default="", help="comma-separated start values (default: the preset's)")
     ap.add_argument("--maxfev", type=int, default=80, help="most objective evaluations (0: only report the errors at the start values)")
     args = ap.parse_args()
-    names = args.fit.split(",")
     rows, hardware, metric = TABLES[args.table]
-    preset = json.load(open(os.path.join(ROOT, "configs", "hardware", hardware + ".json")))["calibration"]
+    if hardware is None and args.maxfev > 0:
+        raise SystemExit(f"error: --table {args.table} is held out (several presets): only --maxfev 0 reports it")
+    names = args.fit.split(",") if hardware else []
+    preset = json.load(open(os.path.join(ROOT, "configs", "hardware", hardware + ".json")))["calibration"] if hardware else {}
     x0 = [float(v) for v in args.start.split(",")] if args.start else [preset[n] for n in names]
     data = [r for r in rows() if re.search(args.rows, os.path.basename(r[0]))]
     tmp = tempfile.mkdtemp(prefix="llmsim-calibrate-")

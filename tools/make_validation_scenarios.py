@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes the scenarios of a published training table, one per row, into scenarios/validation/<table>/.
 
-Usage: tools/make_validation_scenarios.py nemo-24.07-h100|megatron-bridge-25.11-blackwell|megatron-bridge-25.11-h100
+Usage: tools/make_validation_scenarios.py nemo-24.07-h100|megatron-bridge-25.11-blackwell|megatron-bridge-25.11-h100|
+       megatron-bridge-26.02-26.04.01
 Reads data/validation/<csv> (the table's rows as published) and writes <row name>.json for each: the row's
 hardware, cluster, model, parallelism, batch and precision; everything else comes from the row's software preset.
 Also writes rows.csv there (scenario file, published tokens/s per GPU), which the table's test
@@ -60,7 +61,7 @@ BRIDGE_MODELS = {"LLAMA3_8B": "llama3-8b", "LLAMA3_70B": "llama3-70b", "LLAMA3.1
                  "DeepSeekV3 (w/o MTP)": "deepseek-v3", "GPT OSS 120B": "gpt-oss-120b",
                  "Qwen3_30B_a3B": "qwen3-30b-a3b", "Qwen3_235B_a22B": "qwen3-235b-a22b"}
 BRIDGE_SYSTEMS = {"DGX-B200": "B200", "DGX-GB200": "GB200-NVL72", "DGX-GB300": "GB300-NVL72", "DGX-H100": "H100-SXM5-80GB"}
-BRIDGE_FP8 = {"FP8-CS": "fp8-cs", "FP8-MX": "mxfp8", "BF16": "none"}
+BRIDGE_FP8 = {"FP8-CS": "fp8-cs", "FP8-MX": "mxfp8", "NVFP4": "nvfp4", "BF16": "none"}
 
 
 def bridge_cluster(system, gpus):
@@ -78,6 +79,7 @@ BRIDGE_LEFT_OUT = {
     "DeepSeekV3 (w/ MTP)": "multi-token prediction is not modelled",
     "DeepSeekV3 (w/o MTP)": "multi-head latent attention and Megatron's pipeline layout string (Et*3|(t*4|)*14ttL) are "
                             "not modelled",
+    "DeepSeekV3": "multi-head latent attention is not modelled",
     "LLAMA3_70B FSDP": "the recipe offloads 20 (GB300) / 40 (GB200) layers' activations to host memory "
                        "(cpu_offloading_num_layers), which llmsim does not model per layer: without it they need 365 GB",
 }
@@ -97,12 +99,17 @@ BRIDGE_CUDA_GRAPHS = {
 BRIDGE_EMBEDDING_LOSS_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 
 
-def bridge_blackwell(row):
-    """Megatron-Bridge 25.11 on DGX B200, GB200 NVL72 and GB300 NVL72 (NVIDIA-NeMo/Megatron-Bridge performance
-    summary). Rows llmsim cannot express return (None, reason)."""
+def bridge_row(row, release_in_name=False):
+    """A Megatron-Bridge performance-summary row on DGX H100, B200, GB200 NVL72 or GB300 NVL72
+    (NVIDIA-NeMo/Megatron-Bridge), simulated under the megatron-bridge-25.11 preset; `release_in_name` for a table of
+    several releases. Rows llmsim cannot express return (None, reason)."""
     key = row["model"] + (" FSDP" if int(row["fsdp"]) > 1 and row["model"] == "LLAMA3_70B" else "")
     if key in BRIDGE_LEFT_OUT:
         return None, BRIDGE_LEFT_OUT[key]
+    if row["system"] not in BRIDGE_SYSTEMS:
+        return None, "no hardware preset (a B300 preset would carry B200's efficiencies until a table fits it)"
+    if row["model"] not in BRIDGE_MODELS:
+        return None, f"no model preset for {row['model']} (Kimi K2's MLA, Nemotron 3's hybrid Mamba layers are not modelled)"
     gpus, tp, pp, cp, ep, fsdp = (int(row[k]) for k in ("num_gpus", "tp", "pp", "cp", "ep", "fsdp"))
     if (gpus // (tp * pp * cp)) % ep != 0:
         return None, (f"ep {ep} over dp {gpus // (tp * pp * cp)} x tp {tp}: Megatron's expert-parallel folding across "
@@ -110,16 +117,22 @@ def bridge_blackwell(row):
     vp = 1 if row["vp"] == "n/a" else int(row["vp"])
     model, system, fp8 = BRIDGE_MODELS[row["model"]], row["system"], BRIDGE_FP8[row["precision"]]
     name = f"{BRIDGE_SYSTEMS[system].lower()}-{model}-{gpus}gpus-{row['precision'].lower()}"
+    if release_in_name:
+        name = f"r{row['release']}-{name}"
     schedule = {"name": "interleaved-1f1b", "virtual_stages": vp} if vp > 1 else {"name": "1f1b"}
     split = "embedding-loss" if row["model"] in BRIDGE_EMBEDDING_LOSS_SPLIT else "even"
+    layers = json.load(open(os.path.join(ROOT, "configs", "models", model + ".json")))["layers"]
+    if split == "embedding-loss" and (layers + 2) // (pp * vp) < 2:
+        return None, (f"pp {pp} x vp {vp} = {pp * vp} chunks of {layers} layers + embedding + loss: a chunk of one slot "
+                      "(the embedding or the loss alone) is not modelled")
     training = {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
                 "precision": "bf16", "fp8": fp8, "zero_stage": 3 if fsdp > 1 else 1, "iterations": 1}
     graphs = BRIDGE_CUDA_GRAPHS.get((system, row["model"], row["precision"]), [])
     if graphs:
         training["cuda_graph"] = {scope: True for scope in graphs}
     return name, {
-        "name": "megatron-bridge-25.11-" + name,
-        "description": f"Megatron-Bridge 25.11 pre-training row {row['model']} on {gpus} {system} (tp {tp}, pp {pp}, "
+        "name": "megatron-bridge-" + (name if release_in_name else row["release"] + "-" + name),
+        "description": f"Megatron-Bridge {row['release']} pre-training row {row['model']} on {gpus} {system} (tp {tp}, pp {pp}, "
                        f"cp {cp}, vp {row['vp']}, ep {ep}, fsdp {fsdp}), {row['precision']}; published "
                        f"{row['tokens_per_s_per_gpu']} tokens/s/GPU",
         "hardware": BRIDGE_SYSTEMS[system],
@@ -134,8 +147,10 @@ def bridge_blackwell(row):
 
 
 TABLES = {"nemo-24.07-h100": ("nemo-24.07-h100-pretrain.csv", nemo_h100),
-          "megatron-bridge-25.11-blackwell": ("megatron-bridge-25.11-blackwell.csv", bridge_blackwell),
-          "megatron-bridge-25.11-h100": ("megatron-bridge-25.11-h100.csv", bridge_blackwell)}
+          "megatron-bridge-25.11-blackwell": ("megatron-bridge-25.11-blackwell.csv", bridge_row),
+          "megatron-bridge-25.11-h100": ("megatron-bridge-25.11-h100.csv", bridge_row),
+          "megatron-bridge-26.02-26.04.01": ("megatron-bridge-26.02-26.04.01.csv",
+                                             lambda row: bridge_row(row, release_in_name=True))}
 
 
 def main():

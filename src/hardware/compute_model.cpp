@@ -43,9 +43,11 @@ double ComputeModel::memory_time(double bytes) const {
 }
 
 namespace {
-/// block_scaled_gemm_efficiency for a GEMM in a block-scaled precision, else 1.
+/// block_scaled_gemm_efficiency for a GEMM in a block-scaled precision (times nvfp4_gemm_efficiency for NVFP4),
+/// else 1.
 double block_scaling(const model::Kernel& k, const scenario::Calibration& c) {
-  return model::precision_kind(k.precision) == model::PrecisionKind::BlockScaled ? c.block_scaled_gemm_efficiency : 1;
+  if (model::precision_kind(k.precision) != model::PrecisionKind::BlockScaled) return 1;
+  return c.block_scaled_gemm_efficiency * (k.precision == model::Precision::Nvfp4 ? c.nvfp4_gemm_efficiency : 1);
 }
 bool fused_attention(const model::Kernel& k) {
   return k.kind == model::KernelKind::FusedAttentionForward || k.kind == model::KernelKind::FusedAttentionBackward;

@@ -46,6 +46,10 @@ FieldList calibration_fields() {
                     "GEMMs in a block-scaled precision (mxfp8, nvfp4) reach this fraction of a per-tensor scaled "
                     "GEMM's efficiency (the scale factors' loads in the MMA pipeline); 1 = not measured")
           .at_least(kMinRate).at_most(1).with_default(1.0),
+      Field::number("nvfp4_gemm_efficiency", "fraction",
+                    "NVFP4 GEMMs reach this fraction of an MXFP8 GEMM's efficiency against their own (FP4) peak: "
+                    "the datasheet's FP4 rate is not reached as its FP8 rate is; 1 = not measured")
+          .at_least(kMinRate).at_most(1).with_default(1.0),
       Field::number("serving_matmul_efficiency", "fraction",
                     "serving GEMMs: fraction of peak, fitted under the engine of the device's serving table "
                     "(docs/calibration.md); 0 = matmul_efficiency")

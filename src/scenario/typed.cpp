@@ -89,6 +89,7 @@ void read_hardware(const json& hw, Hardware& h) {
       {"flash_backward_efficiency", &Calibration::flash_backward_efficiency, 1},
       {"flash_backward_half_seq", &Calibration::flash_backward_half_seq, 1},
       {"block_scaled_gemm_efficiency", &Calibration::block_scaled_gemm_efficiency, 1},
+      {"nvfp4_gemm_efficiency", &Calibration::nvfp4_gemm_efficiency, 1},
       {"serving_matmul_efficiency", &Calibration::serving_matmul_efficiency, 1},
       {"serving_matmul_half_dim", &Calibration::serving_matmul_half_dim, 1},
       {"serving_memory_efficiency", &Calibration::serving_memory_efficiency, 1}};

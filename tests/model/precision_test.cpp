@@ -144,7 +144,7 @@ TEST(FusedAttention, FlopsAndBytesOfOneKernelByHand) {
   EXPECT_NEAR(cm.kernel_time(back), back.flops / (989.4e12 * 0.597 * 4096 / (4096 + 427)) + 2e-6, 1e-12);
 }
 
-TEST(Fp8Training, BlockScaledGemmsRunAtTheirFittedFractionOfTheGemmEfficiency) {
+TEST(Fp8Training, BlockScaledGemmsRunAtTheirFittedFractionsOfTheGemmEfficiency) {
   // B200: mxfp8 and fp8 share the 4,500 TFLOP/s peak; an MXFP8 GEMM reaches block_scaled_gemm_efficiency (0.903) of
   // the per-tensor FP8 GEMM's efficiency, so its compute time is 1 / 0.903 of it; a BF16 GEMM is not scaled.
   const auto b200 = test::shipped("scenarios/hardware/b200-llama3-70b.json");
@@ -155,6 +155,10 @@ TEST(Fp8Training, BlockScaledGemmsRunAtTheirFittedFractionOfTheGemmEfficiency) {
   const auto bf16 = model::gemm("g", model::Category::Gemm, 1, 8192, 8192, 8192, Precision::Bf16);
   EXPECT_NEAR((cm.kernel_time(mx) - o) / (cm.kernel_time(fp8) - o), 1 / 0.903, 1e-12);
   EXPECT_NEAR((cm.kernel_time(bf16) - o) / (cm.kernel_time(fp8) - o), 4500.0 / 2250, 1e-12);
+  // NVFP4 at twice the MXFP8 peak (9,000 TFLOP/s) and nvfp4_gemm_efficiency (0.735, carried from GB200) of the
+  // MXFP8 GEMM's efficiency: (4500 / 9000) / 0.735 of the MXFP8 time.
+  const auto fp4 = model::gemm("g", model::Category::Gemm, 1, 8192, 8192, 8192, Precision::Nvfp4);
+  EXPECT_NEAR((cm.kernel_time(fp4) - o) / (cm.kernel_time(mx) - o), 4500.0 / 9000 / 0.735, 1e-12);
 }
 
 TEST(Fp8Training, Fp8PrimaryWeightsReplaceTheBf16Copies) {

@@ -51,13 +51,15 @@ nlohmann::json run_summary(const std::string& scenario, const std::string& dir) 
   return nlohmann::json::parse(in);
 }
 
-/// Simulated tokens/s per GPU of each row whose scenario file contains `only`, relative error against the published
-/// value, each within `largest`; rows in `known_oom` must still not fit (and are left out).
+/// Simulated tokens/s per GPU of each row whose scenario file contains every string of `only`, relative error
+/// against the published value, each within `largest`; rows in `known_oom` must still not fit (and are left out).
 std::vector<double> errors_of(const std::string& table, size_t expected_rows, const std::set<std::string>& known_oom,
-                              double largest, const std::string& only = "") {
+                              double largest, const std::vector<std::string>& only = {}) {
   auto rows = rows_of(table);
-  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Row& r) { return r.scenario.find(only) == std::string::npos; }),
-             rows.end());
+  const auto unwanted = [&](const Row& r) {
+    return std::any_of(only.begin(), only.end(), [&](const std::string& o) { return r.scenario.find(o) == std::string::npos; });
+  };
+  rows.erase(std::remove_if(rows.begin(), rows.end(), unwanted), rows.end());
   EXPECT_EQ(rows.size(), expected_rows);
   char dir_template[] = "/tmp/llmsim-table-XXXXXX";
   const std::string dir = mkdtemp(dir_template);
@@ -91,15 +93,25 @@ TEST(PublishedTables, NeMo2407OnH100WithinFivePercentMean) {
 // Megatron-Bridge 25.11 on Blackwell: each preset fitted once on its dense rows (docs/calibration.md). The MoE rows
 // are checked in docs/calibration.md, not here: they run 6-200% too fast for causes listed there.
 TEST(PublishedTables, MegatronBridgeDenseRowsOnB200WithinFivePercentMean) {
-  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 4, {}, 0.10, "b200-llama")), 0.05);
+  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 4, {}, 0.10, {"b200-llama"})), 0.05);
 }
 
 TEST(PublishedTables, MegatronBridgeDenseRowsOnGB200WithinFivePercentMean) {
-  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 3, {}, 0.10, "gb200-nvl72-llama")), 0.05);
+  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 3, {}, 0.10, {"gb200-nvl72-llama"})), 0.05);
 }
 
 TEST(PublishedTables, MegatronBridgeDenseRowsOnGB300WithinFivePercentMean) {
-  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 3, {}, 0.10, "gb300-nvl72-llama")), 0.05);
+  EXPECT_LE(mean_abs(errors_of("megatron-bridge-25.11-blackwell", 3, {}, 0.10, {"gb300-nvl72-llama"})), 0.05);
+}
+
+// NVFP4 (Megatron-Bridge 26.02 and 26.04.01 on GB200/GB300 NVL72): nvfp4_gemm_efficiency fitted once per preset on the
+// 26.02 rows (each within 5%); the 26.04.01 rows are held out, and NVFP4 ran 7-9% faster in that release than in
+// 26.02 on the same layouts, which a preset of one software version does not follow (each within 11%;
+// docs/calibration.md).
+TEST(PublishedTables, MegatronBridgeNvfp4RowsFittedOn2602AndHeldOutOn260401) {
+  const std::string table = "megatron-bridge-26.02-26.04.01";
+  EXPECT_LE(mean_abs(errors_of(table, 3, {}, 0.05, {"r26.02-", "nvfp4"})), 0.05);
+  EXPECT_LE(mean_abs(errors_of(table, 3, {}, 0.11, {"r26.04.01-", "nvfp4"})), 0.10);
 }
 
 // Held out (nothing fitted to it): the Llama 3 paper (Grattafiori et al. 2024), Table 4, Llama-3-405B on 16,384

@@ -31,7 +31,8 @@ class ComputeModel {
   double fused_attention_efficiency(double seq, bool backward) const;
   double peak_flops(model::Precision p) const;            ///< [FLOP/s]
   /// Fraction of peak the largest kernel of k's kind reaches (GEMM: matmul_efficiency, x block_scaled_gemm_efficiency
-  /// in a block-scaled precision; fused attention: its direction's e_max); 0 for element-wise kernels.
+  /// in a block-scaled precision, x nvfp4_gemm_efficiency in nvfp4; fused attention: its direction's e_max); 0 for
+  /// element-wise kernels.
   double plateau_efficiency(const model::Kernel& k) const;
   double memory_time(double bytes) const;                 ///< [s] at calibrated HBM bandwidth, no overhead
   /// Time per category for a list of kernels (sum of kernel_time), indexed by model::Category.

@@ -66,7 +66,8 @@ double gradient_bytes_per_param(Precision training, bool fp32_main_grads);
 ///   mxfp8         MXFP8BlockScaling (Blackwell): E4M3 with an E8M0 scale per 32 elements, computed inside
 ///                 the cast; row-wise and column-wise copies instead of transposes
 ///   nvfp4         NVFP4BlockScaling (Blackwell): E2M1 with E4M3 scales per 16 elements and a per-tensor
-///                 amax pass; priced from the datasheet peak only (no published NVFP4 training table)
+///                 amax pass; GEMMs at the datasheet FP4 peak x calibration.nvfp4_gemm_efficiency (fitted on
+///                 Megatron-Bridge 26.02's NVFP4 rows, docs/calibration.md)
 enum class Fp8Recipe { None, Delayed, Current, Mxfp8, Nvfp4 };
 
 /// The FP8 setting of a run: recipe, the high precision it casts from (training.precision) and the share of

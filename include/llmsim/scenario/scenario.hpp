@@ -28,6 +28,9 @@ struct Calibration {
   /// GEMMs in a block-scaled precision (mxfp8, nvfp4) reach this fraction of matmul_efficiency: fitted where a
   /// calibration table has both per-tensor and block-scaled rows (docs/calibration.md), else 1.
   double block_scaled_gemm_efficiency = 1;
+  /// NVFP4 GEMMs reach this fraction of an MXFP8 GEMM's efficiency (relative to their own, higher peak): fitted
+  /// where a table has NVFP4 rows (docs/calibration.md), else 1.
+  double nvfp4_gemm_efficiency = 1;
   /// Serving compute efficiencies (serving/step_model.hpp), fitted under the engine of the device's serving
   /// table (serving.engine multipliers 1 there); 0 = the training value above (no serving table for the device).
   double serving_matmul_efficiency = 0, serving_matmul_half_dim = 0, serving_memory_efficiency = 0;
