@@ -98,8 +98,11 @@ ojson schema_of(const ReferenceNode& n, bool strict) {
     s.update(object_body(n.children, strict));
     return s;
   }
-  if (n.field.allow_auto)
-    s["anyOf"] = {value_schema(n.field), {{"const", "auto"}}};
+  ojson alternatives = ojson::array({value_schema(n.field)});
+  if (n.field.allow_zero) alternatives.push_back({{"const", 0}});
+  if (n.field.allow_auto) alternatives.push_back({{"const", "auto"}});
+  if (alternatives.size() > 1)
+    s["anyOf"] = alternatives;
   else
     s.update(value_schema(n.field));
   if (n.field.default_value) s["default"] = to_json(*n.field.default_value);

@@ -70,7 +70,7 @@ std::string range_text(const Field& f) {
   if (f.min) s += std::string(f.min_exclusive ? "> " : ">= ") + format_reference_number(*f.min);
   if (f.max) s += std::string(f.min ? " and " : "") + (f.max_exclusive ? "< " : "<= ") + format_reference_number(*f.max);
   if (s.empty()) s = "any";
-  return s + (f.allow_auto ? ", or `\"auto\"`" : "");
+  return s + (f.allow_zero ? ", or `0`" : "") + (f.allow_auto ? ", or `\"auto\"`" : "");
 }
 
 std::string names_of(const ReferenceNode& family) {

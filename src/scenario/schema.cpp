@@ -41,6 +41,7 @@ std::string type_name(const json& v) {
 }
 
 void check_range(const Field& f, double x, const std::string& path) {
+  if (f.allow_zero && x == 0) return;
   bool low = f.min && (f.min_exclusive ? x <= *f.min : x < *f.min);
   bool high = f.max && (f.max_exclusive ? x >= *f.max : x > *f.max);
   if (low || high || !std::isfinite(x))
@@ -219,6 +220,10 @@ Field& Field::or_auto() {
   allow_auto = true;
   return *this;
 }
+Field& Field::or_zero() {
+  allow_zero = true;
+  return *this;
+}
 
 std::string describe_allowed(const Field& f) {
   std::string s;
@@ -234,6 +239,7 @@ std::string describe_allowed(const Field& f) {
   if (f.min) s += (f.min_exclusive ? " > " : " >= ") + plain_number(*f.min);
   if (f.max) s += std::string(f.min ? " and" : "") + (f.max_exclusive ? " < " : " <= ") + plain_number(*f.max);
   if (!f.unit.empty()) s += " (" + f.unit + ")";
+  if (f.allow_zero) s += ", or 0";
   if (f.allow_auto) s += ", or \"auto\"";
   return s;
 }

@@ -35,11 +35,11 @@ FieldList calibration_fields() {
       Field::number("flash_forward_efficiency", "fraction",
                     "fused attention forward: largest fraction of peak (e_max of e(s) = e_max s / (s + s_half)); "
                     "0 = not measured on this device")
-          .at_least(0).at_most(1).with_default(0.0),
+          .at_least(kMinRate).at_most(1).or_zero().with_default(0.0),
       Field::number("flash_forward_half_seq", "elements", "fused attention forward: sequence length s_half")
           .at_least(0).at_most(kMaxHalf).with_default(0.0),
       Field::number("flash_backward_efficiency", "fraction", "fused attention backward: e_max (0 = not measured)")
-          .at_least(0).at_most(1).with_default(0.0),
+          .at_least(kMinRate).at_most(1).or_zero().with_default(0.0),
       Field::number("flash_backward_half_seq", "elements", "fused attention backward: sequence length s_half")
           .at_least(0).at_most(kMaxHalf).with_default(0.0),
       Field::number("block_scaled_gemm_efficiency", "fraction",
@@ -53,12 +53,12 @@ FieldList calibration_fields() {
       Field::number("serving_matmul_efficiency", "fraction",
                     "serving GEMMs: fraction of peak, fitted under the engine of the device's serving table "
                     "(docs/calibration.md); 0 = matmul_efficiency")
-          .at_least(0).at_most(1).with_default(0.0),
+          .at_least(kMinRate).at_most(1).or_zero().with_default(0.0),
       Field::number("serving_matmul_half_dim", "elements", "serving GEMMs: matmul_half_dim; 0 = matmul_half_dim")
           .at_least(0).at_most(kMaxHalf).with_default(0.0),
       Field::number("serving_memory_efficiency", "fraction",
                     "serving element-wise and KV reads: fraction of HBM bandwidth; 0 = memory_efficiency")
-          .at_least(0).at_most(1).with_default(0.0),
+          .at_least(kMinRate).at_most(1).or_zero().with_default(0.0),
       Field::string("source", "what the calibration was fitted to (docs/calibration.md)"),
   };
 }

@@ -95,13 +95,6 @@ void read_hardware(const json& hw, Hardware& h) {
       {"serving_memory_efficiency", &Calibration::serving_memory_efficiency, 1}};
   for (const auto& [key, member, factor] : kCalibration)
     h.calibration.*member = hw["calibration"][key].get<double>() * factor;
-  // Efficiencies where 0 means "not measured": a positive value is a rate like the others (sections.cpp kMinRate).
-  for (const char* key : {"flash_forward_efficiency", "flash_backward_efficiency", "serving_matmul_efficiency",
-                          "serving_memory_efficiency"})
-    if (const double e = hw["calibration"][key].get<double>(); e > 0 && e < limits::kMinRate)
-      throw ScenarioError(std::string("/hardware/calibration/") + key,
-                          "value " + hw["calibration"][key].dump() + " is out of range (0 = not measured, or >= " +
-                              plain_number(limits::kMinRate) + " and <= 1)");
 }
 
 /// A non-negative integer spelled with digits only, or -1.

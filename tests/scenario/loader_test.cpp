@@ -264,6 +264,15 @@ TEST(LoaderError, ARateTooSmallToSimulateIsOutOfRange) {
               }).path(), path) << assignment;
   EXPECT_NO_THROW(sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json",
                                     {"hardware.calibration.matmul_efficiency=0.001"}));
+  // A "0 = not measured" efficiency says so in its range (Field::or_zero), and takes 0 itself.
+  const auto tiny = llmsim::test::error_of([&] {
+    sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json",
+                      {"hardware.calibration.flash_backward_efficiency=0.0005"});
+  });
+  EXPECT_EQ(tiny.path(), "/hardware/calibration/flash_backward_efficiency");
+  EXPECT_NE(tiny.message().find(">= 0.001 and <= 1 (fraction), or 0"), std::string::npos) << tiny.message();
+  EXPECT_NO_THROW(sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json",
+                                    {"hardware.calibration.flash_backward_efficiency=0"}));
 }
 
 TEST(LoaderError, SizesThatOverflowOrExhaustTheMachineAreOutOfRange) {

@@ -36,6 +36,7 @@ struct Field {
   std::vector<std::string> allowed;     ///< Enum values, or NumberMap keys
   FieldList children;                   ///< Object sub-fields
   bool allow_auto = false;              ///< the string "auto" is accepted for Integer/Number
+  bool allow_zero = false;              ///< 0 is accepted besides the range (0 = "not measured", "off")
 
   static Field integer(std::string key, std::string help);
   static Field number(std::string key, std::string unit, std::string help);
@@ -57,6 +58,7 @@ struct Field {
   Field& at_most(double v);
   Field& below(double v);
   Field& or_auto();
+  Field& or_zero();
 };
 
 // apply_schema (a JSON object against a FieldList) is in field_json.hpp, with the JSON type.
