@@ -71,8 +71,10 @@ std::string Preflight::describe() const {
   char buf[200];
   WorkEstimate shown = estimate;
   if (ops > 0) shown.ops = ops;  // the plan's own count
-  std::snprintf(buf, sizeof buf, "%s; peak memory %.1f of %.1f GiB per GPU%s", describe_work(shown).c_str(),
-                peak_memory / kGiB, memory_capacity / kGiB, fits ? "" : ": does not fit, a run reports status oom");
+  // A plan that does not fit is never simulated: it has no ops to count.
+  const std::string work = fits ? describe_work(shown) : std::to_string(static_cast<long long>(shown.gpus)) + " GPUs";
+  std::snprintf(buf, sizeof buf, "%s; peak memory %.1f of %.1f GiB per GPU%s", work.c_str(), peak_memory / kGiB,
+                memory_capacity / kGiB, fits ? "" : ": does not fit, a run reports status oom");
   return buf;
 }
 

@@ -73,10 +73,8 @@ nlohmann::json simulate(const scenario::Scenario& s, const strategy::TrainingStr
   spdlog::debug("{}: {} workers (tp groups), {} micro-batches per pipeline, v={}", s.name, plan.workload.workers.size(),
                plan.micro_batches, plan.virtual_stages);
 
-  bool fits = true;
-  for (const auto& st : plan.stages) fits = fits && st.memory.total() <= s.hardware.memory_bytes;
   std::optional<report::Recorder> rec;
-  if (fits) {
+  if (workload::fits_memory(plan, s)) {
     const auto traced = out && (s.output.trace || s.output.events_csv) ? report::trace_selection(s.output)
                                                                        : report::TraceSelection{};
     if (plan.layout.simulated_dp < plan.layout.dp) warn_folded_trace_ranks(s.name, traced, plan.workload);

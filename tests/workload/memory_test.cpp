@@ -8,6 +8,7 @@
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/workload/memory.hpp"
+#include "llmsim/workload/build_plan.hpp"
 #include "llmsim/workload/training.hpp"
 
 using namespace llmsim;
@@ -137,4 +138,19 @@ TEST(MemoryModel, Llama3_405bAt8kFitsWithoutRecomputationOnlyWithFusedAttention)
   };
   EXPECT_LT(peak("flash"), 1.0);    // 72.8 of 79.6 GiB
   EXPECT_GT(peak("unfused"), 4.0);  // 329 GiB: the s^2 softmax outputs of 8192-token sequences
+}
+
+TEST(MemoryModel, APlanThatDoesNotFitGetsNoOps) {
+  // 2^31 - 1 FFN width: 2 x 2304 x (2^31 - 1) = 1e13 weights per layer, far beyond 80 GiB of HBM;
+  // its millions of gradient buckets were built into ops (28 s) before the plan was found not to fit.
+  const auto huge = test::shipped("scenarios/default.json", {"model.ffn_hidden=2147483647"});
+  const hardware::ComputeModel cm(huge.hardware);
+  const auto plan = workload::build_plan(huge, cm, strategy::build_training_strategies(huge));
+  EXPECT_FALSE(workload::fits_memory(plan, huge));
+  ASSERT_FALSE(plan.workload.workers.empty());
+  for (const auto& w : plan.workload.workers) EXPECT_TRUE(w.ops.empty());
+  const auto fits = test::shipped("scenarios/default.json");
+  const auto built = workload::build_plan(fits, cm, strategy::build_training_strategies(fits));
+  EXPECT_TRUE(workload::fits_memory(built, fits));
+  for (const auto& w : built.workload.workers) EXPECT_FALSE(w.ops.empty());
 }
