@@ -208,7 +208,7 @@ FieldList model_fields() {
       Field::integer("heads", "attention heads a").at_least(1).at_most(65536),
       Field::integer("kv_heads", "key/value heads (grouped-query attention); auto = heads").at_least(1).or_auto().with_default("auto"),
       Field::integer("head_dim", "dimension of one attention head; auto = hidden/heads (Qwen3 uses 128 at any hidden)")
-          .at_least(1).at_most(65536).or_auto().with_default("auto"),
+          .at_least(1).at_most(limits::kMaxHeadDim).or_auto().with_default("auto"),
       Field::integer("ffn_hidden", "feed-forward inner size; auto = 4*hidden").at_least(1).or_auto().with_default("auto"),
       Field::integer("vocab", "vocabulary size V").at_least(1).at_most(100000000),
       Field::integer("max_seq_len", "longest trained sequence").at_least(1).at_most(100000000),

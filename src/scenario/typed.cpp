@@ -156,6 +156,10 @@ void fill_derived_defaults(json& raw) {
   if (is_auto(m["head_dim"]) && hidden % heads != 0)
     throw ScenarioError("/model/heads", "hidden " + str(hidden) + " is not divisible by heads " + str(heads) +
                                             " (or give model.head_dim)");
+  if (is_auto(m["head_dim"]) && hidden / heads > limits::kMaxHeadDim)
+    throw ScenarioError("/model/heads", "hidden " + str(hidden) + " / heads " + str(heads) + " = " + str(hidden / heads) +
+                                            " is a head dimension above " + str(limits::kMaxHeadDim) +
+                                            " (raise heads or give model.head_dim)");
   derive(m, "head_dim", hidden / heads);
   derive(m, "ffn_hidden", 4 * m["hidden"].get<long long>());
   derive(m["moe"], "expert_ffn_hidden", m["ffn_hidden"]);

@@ -71,6 +71,10 @@ std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedul
   const int last = s.parallelism.last_stage_layers, rest = layers - last;
   const std::string path = "/parallelism/last_stage_layers";
   if (pp == 1 && last != layers) throw ScenarioError(path, "with pp 1 the only stage holds all " + n + " layers");
+  if (pp > 1 && last > layers - (pp - 1) * v)  // each chunk of the first pp-1 stages holds a layer
+    throw ScenarioError(path, std::to_string(last) + " leaves fewer than one layer for each of the " +
+                                  std::to_string((pp - 1) * v) + " chunks of the first pp-1 stages: at most " +
+                                  std::to_string(layers - (pp - 1) * v) + " of the " + n + " layers");
   if (last % v != 0) throw ScenarioError(path, std::to_string(last) + " is not a multiple of the " + std::to_string(v) + " chunks per stage");
   if (pp > 1 && (rest <= 0 || rest % ((pp - 1) * v) != 0))
     throw ScenarioError(path, "the other " + std::to_string(rest) + " of the " + n + " layers do not split evenly over the " +

@@ -107,4 +107,10 @@ TEST(UnevenStages, LastStageLayersMoveWorkAndMemoryButKeepTheFlops) {
   EXPECT_NEAR(b.hardware_flops / a.hardware_flops, 1.0, 1e-12);
   EXPECT_LT(b.stages.back().params, a.stages.back().params);
   EXPECT_THROW(test::shipped("scenarios/validation/gpt-145.6b.json", {"parallelism.last_stage_layers=4"}), ScenarioError);
+  // More than the layers leave one per chunk of the other stages: 80 - 7 x 1 = 73 at most (not an overflowing rest).
+  const auto too_many = test::error_of([&] {
+    test::shipped("scenarios/validation/gpt-145.6b.json",
+                  {"strategies.pipeline_schedule=1f1b", "parallelism.last_stage_layers=2147483647"});
+  });
+  EXPECT_NE(too_many.message().find("at most 73 of the 80 layers"), std::string::npos) << too_many.message();
 }

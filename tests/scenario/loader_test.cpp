@@ -287,6 +287,13 @@ TEST(LoaderError, SizesThatOverflowOrExhaustTheMachineAreOutOfRange) {
     EXPECT_EQ(llmsim::test::error_of([&] {
                 sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/" + file, {assignment});
               }).path(), path) << assignment;
+  // "auto" head_dim = hidden / heads is held to head_dim's own bound (a resolved scenario that could not load).
+  const auto wide = llmsim::test::error_of([&] {
+    sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/scenarios/default.json",
+                      {"model.hidden=1048576", "model.heads=2", "model.kv_heads=2"});
+  });
+  EXPECT_EQ(wide.path(), "/model/heads");
+  EXPECT_NE(wide.message().find("= 524288 is a head dimension above 65536"), std::string::npos) << wide.message();
 }
 
 TEST(LoaderError, UnknownTopLevelKey) {

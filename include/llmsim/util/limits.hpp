@@ -36,6 +36,10 @@ constexpr double kBytesPerOp = 64;
 constexpr double kBytesPerGpu = 16384;
 constexpr double kBytesPerRequest = 2048;
 
+/// Largest attention head dimension (model.head_dim, given or derived as hidden/heads): 2^16, 256x the widest
+/// head of a published model (FlashAttention kernels take 256 at most).
+constexpr long long kMaxHeadDim = 65536;
+
 /// Most rows of a time-bucketed output CSV (the fault timeline's throughput.csv, serving's kv_usage.csv).
 constexpr double kMaxCsvRows = 1e7;
 
