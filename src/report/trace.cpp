@@ -30,6 +30,18 @@ std::vector<bool> traced_workers(const workload::Workload& w, const TraceSelecti
   return out;
 }
 
+double trace_events(const workload::Workload& w, const TraceSelection& sel) {
+  const double iterations = std::max(1, w.iterations);
+  const double selected = std::max(0.0, std::min<double>(sel.last_iteration, iterations - 1) - sel.first_iteration + 1);
+  double events = 0;
+  for (const auto& wk : w.workers) {
+    int lanes = 0;
+    for (int lane = 0; lane < wk.width; ++lane) lanes += sel.has_rank(wk.first_rank + lane) ? 1 : 0;
+    events += static_cast<double>(wk.ops.size()) * lanes;
+  }
+  return events * selected / iterations;
+}
+
 namespace {
 /// An event whose `ref` is a CollectiveSpec (a data-parallel, expert-parallel or pipeline collective), not a cost.
 bool is_collective(const TraceEvent& e) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "llmsim/hardware/compute_model.hpp"
+#include "llmsim/report/trace.hpp"
 #include "llmsim/serving/admission.hpp"
 #include "llmsim/serving/kv_cache.hpp"
 #include "llmsim/serving/scheduler.hpp"
@@ -42,9 +43,26 @@ void check_timeline(const scenario::Scenario& s) {
   throw ScenarioError(checkpoints ? "/strategies/fault_tolerance/interval_h" : "/faults/horizon_h", what);
 }
 
+/// trace.json and events.csv within limits::kMaxTraceEvents, named by the field that selects the traced GPUs.
+void check_trace(const scenario::Scenario& s, const workload::Workload& w) {
+  if (!s.output.trace && !s.output.events_csv) return;
+  const double events = report::trace_events(w, report::trace_selection(s.output));
+  if (events <= limits::kMaxTraceEvents) return;
+  // "auto" resolves to the first trace_max_gpus ranks: those name trace_max_gpus, any other list trace_ranks.
+  const auto& ranks = s.output.trace_ranks;
+  const bool auto_ranks = !ranks.empty() && ranks.back() + 1 == static_cast<int>(ranks.size()) &&
+                          ranks.size() == std::min<size_t>(s.cluster.total_gpus(), s.resolved["output"]["trace_max_gpus"]);
+  char what[320];
+  std::snprintf(what, sizeof what, "trace.json would hold about %.2g events (at most %.0f, about 1.5 GB): trace fewer "
+                "GPUs (output.trace_ranks, output.trace_max_gpus) or iterations (output.trace_iterations), or set "
+                "output.trace false", events, limits::kMaxTraceEvents);
+  throw ScenarioError(auto_ranks ? "/output/trace_max_gpus" : "/output/trace_ranks", what);
+}
+
 void check_training(const scenario::Scenario& s, Preflight& p) {
   const hardware::ComputeModel cm(s.hardware);
   const auto plan = workload::build_plan(s, cm, strategy::build_training_strategies(s));
+  check_trace(s, plan.workload);
   for (const auto& wk : plan.workload.workers) p.ops += static_cast<double>(wk.ops.size());
   for (const auto& st : plan.stages) p.peak_memory = std::max(p.peak_memory, st.memory.total());
   p.fits = p.peak_memory <= p.memory_capacity;

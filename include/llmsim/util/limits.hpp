@@ -42,6 +42,9 @@ constexpr long long kMaxHeadDim = 65536;
 
 /// Most rows of a time-bucketed output CSV (the fault timeline's throughput.csv, serving's kv_usage.csv).
 constexpr double kMaxCsvRows = 1e7;
+/// Most events of trace.json or events.csv: about 150 bytes each, so 1.5 GB of trace, past what Perfetto and
+/// chrome://tracing open.
+constexpr double kMaxTraceEvents = 1e7;
 
 /// Smallest rate, efficiency, bandwidth or multiplier an input may give (0.001 of its unit: 1 MB/s, 1 GFLOP/s,
 /// 0.1%): far below any real device, far above what would make a kernel's or a transfer's time overflow or
