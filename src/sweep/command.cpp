@@ -49,7 +49,14 @@ int sweep_command(const SweepOptions& o, std::ostream& out) {
   const auto def = make_definition(o.scenario, o.sets, o.grid, o.zip, o.sweep_file);
   const auto points = make_points(def);
   check_points(def, points);
-  if (o.backend == "slurm") check_slurm_clients();
+  if (o.backend == "slurm") {
+    // The directory's path is written into the job script's comment and #SBATCH --output lines, unquoted.
+    const std::string root = fs::absolute(o.out).string();
+    if (std::any_of(root.begin(), root.end(), is_control))
+      throw ScenarioError("--out", "with --backend slurm the sweep directory's path may hold no line break or other "
+                                   "control character (it is written into the job script)");
+    check_slurm_clients();
+  }
   const bool fresh = !fs::exists(o.out);
   const SweepDir dir = sweep_dir(o.out);
   init_dir(dir, def, points);

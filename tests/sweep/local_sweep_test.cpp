@@ -185,6 +185,10 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
                      "--slurm-option: \"--array=0-5\" is not one sbatch option");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --backend slurm '--slurm-option=--partition=a\tb'")),
                      "--slurm-option: \"--partition=a\\tb\" is not one sbatch option");
+  // The directory's path goes into the job script unquoted: a line break there would be a command of its own.
+  const auto injected = run(fast_sweep("--grid parallelism.tp=1,2 --backend slurm", "'out\ntouch pwned #'"));
+  expect_input_error(injected, "--out: with --backend slurm the sweep directory's path may hold no line break");
+  EXPECT_FALSE(fs::exists(dir_ / "out\ntouch pwned #"));
 }
 
 TEST_F(Sweep, APointWhoseSummaryIsLostIsFailedAndRedoneOnTheNextRun) {
