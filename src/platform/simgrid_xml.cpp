@@ -45,9 +45,10 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-/// True if SimGrid finds a route between every pair of `hosts` (up to 256 hosts; beyond, each host to its
-/// successor and to host 0). SimGrid 3.32 crashes (segfault) or aborts on a missing route, so the queries run in
-/// a forked child and a crash there only means "incomplete".
+/// True if SimGrid finds a route of at least one link between every pair of `hosts` (up to 256 hosts; beyond, each
+/// host to its successor and to host 0). SimGrid 3.32 crashes (segfault) or aborts on a missing route, so the
+/// queries run in a forked child and a crash there only means "incomplete"; a "Full" zone answers a missing route
+/// with an empty one instead, and aborts only when a transfer takes it.
 bool routes_complete(const std::vector<sg4::Host*>& hosts) {
   const pid_t pid = util::fork_child([&] {
     const int devnull = open("/dev/null", O_WRONLY);  // SimGrid's crash report belongs to this probe only
@@ -59,6 +60,7 @@ bool routes_complete(const std::vector<sg4::Host*>& hosts) {
         std::vector<sg4::Link*> links;
         double latency = 0;
         hosts[i]->route_to(hosts[j], links, &latency);
+        if (links.empty()) return 1;
       }
     return 0;
   });

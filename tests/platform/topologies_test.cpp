@@ -156,28 +156,42 @@ TEST(Topologies, Ns3IsRejectedOnMultiLinkTopologies) {
 }
 
 namespace {
-/// Writes `xml` to a fresh temporary platform file and expects building it to fail at /cluster/topology/file.
-void expect_platform_error(const std::string& xml, int nodes) {
+/// Writes `xml` to a fresh temporary platform file and expects building it to fail at /cluster/topology/file
+/// with a message holding `what` (not, say, a parse error that any broken file would give).
+void expect_platform_error(const std::string& xml, int nodes, const std::string& what) {
   char dir[] = "/tmp/llmsim-xml-XXXXXX";
   const std::string file = std::string(mkdtemp(dir)) + "/platform.xml";
   std::ofstream(file) << xml;
-  EXPECT_EQ(build_error(on(R"({"name": "simgrid-xml", "file": ")" + file + R"("})", nodes)).path(),
-            "/cluster/topology/file")
-      << xml;
+  const auto e = build_error(on(R"({"name": "simgrid-xml", "file": ")" + file + R"("})", nodes));
+  EXPECT_EQ(e.path(), "/cluster/topology/file") << xml;
+  EXPECT_NE(e.message().find(what), std::string::npos) << e.message();
 }
-const std::string kHead = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
+const std::string kHead = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                          "<platform version=\"4.1\">\n";
 }  // namespace
 
 TEST(Topologies, PlatformWithoutRoutesIsAScenarioError) {
   // SimGrid itself would crash on the first transfer between g0 and g1.
   expect_platform_error(kHead + "<zone id=\"w\" routing=\"Full\"><host id=\"g0\" speed=\"1Gf\"/><host id=\"g1\" speed=\"1Gf\"/>"
-                                "</zone></platform>\n", 2);
+                                "</zone></platform>\n", 2, "has no route between");
+}
+
+TEST(Topologies, PlatformMissingOneRouteIsAScenarioError) {
+  // A "Full" zone with some routes answers a missing one (g2 -> g3 here) with an empty route; SimGrid aborted the
+  // run at its first transfer there (a probe).
+  std::string routes;
+  for (const char* pair : {"0\" dst=\"g1", "0\" dst=\"g2", "0\" dst=\"g3", "1\" dst=\"g2", "1\" dst=\"g3"})
+    routes += std::string("<route src=\"g") + pair + "\"><link_ctn id=\"l\"/></route>";
+  expect_platform_error(kHead + "<zone id=\"w\" routing=\"Full\"><host id=\"g0\" speed=\"1Gf\"/><host id=\"g1\" "
+                                "speed=\"1Gf\"/><host id=\"g2\" speed=\"1Gf\"/><host id=\"g3\" speed=\"1Gf\"/>"
+                                "<link id=\"l\" bandwidth=\"25GBps\" latency=\"2us\"/>" + routes + "</zone></platform>\n", 4,
+                        "has no route between");
 }
 
 TEST(Topologies, PlatformWithAZeroBandwidthLinkIsAScenarioError) {
   expect_platform_error(kHead + "<zone id=\"w\" routing=\"Full\"><host id=\"g0\" speed=\"1Gf\"/><host id=\"g1\" speed=\"1Gf\"/>"
                                 "<link id=\"l\" bandwidth=\"0Bps\" latency=\"1us\"/><route src=\"g0\" dst=\"g1\"><link_ctn id=\"l\"/>"
-                                "</route></zone></platform>\n", 2);
+                                "</route></zone></platform>\n", 2, "has a bandwidth below 1 MBps");
 }
 
 TEST(Topologies, OnlyXmlPlatformFilesAreAccepted) {
