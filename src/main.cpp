@@ -33,6 +33,24 @@ struct Commands {
            *regress = nullptr, *sweep = nullptr, *sweep_collect = nullptr, *sweep_point = nullptr;
 };
 
+/// A whole number from `lo` to `hi` written in decimal digits (leading zeros dropped): CLI11 alone would read "010"
+/// as octal 8 and "0x10" as 16, and say "not in range" of 1.5.
+CLI::Validator whole_number(long long lo, long long hi) {
+  const std::string allowed = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, allowed](std::string& v) {
+        const size_t first = v.find_first_not_of('0');
+        const std::string digits = first == std::string::npos ? (v.empty() ? "" : "0") : v.substr(first);
+        const bool ok = !digits.empty() && digits.size() <= 18 &&
+                        digits.find_first_not_of("0123456789") == std::string::npos &&
+                        std::stoll(digits) >= lo && std::stoll(digits) <= hi;
+        if (!ok) return v + " is not " + allowed;
+        v = digits;
+        return std::string();
+      },
+      allowed);
+}
+
 CLI::Validator non_empty(const std::string& what) {
   return CLI::Validator([what](const std::string& v) { return v.empty() ? "an empty " + what : std::string(); },
                         "a non-empty " + what);
@@ -77,13 +95,14 @@ void add_bench(CLI::App& app, Commands& c) {
   bench->add_option("--collective", o.collective, "collective")->check(CLI::IsMember(llmsim::collectives::kind_names()));
   bench->add_option("--algorithm", o.algorithm, "algorithm (auto = NCCL-style choice per size)")
       ->check(CLI::IsMember(llmsim::collectives::algorithm_names()));
-  bench->add_option("--ranks", o.ranks, "ranks: the first N GPUs (default: all)")->check(CLI::Range(1, 1 << 30));
+  bench->add_option("--ranks", o.ranks, "ranks: the first N GPUs (default: all)")->transform(whole_number(1, 1 << 30));
   bench->add_option("--min", o.min, "smallest size per rank, e.g. 1K");
   bench->add_option("--max", o.max, "largest size per rank, e.g. 8G");
   bench->add_option("--factor", o.factor, "size multiplier between steps")
       ->check(CLI::Range(1.01, 1e6))
       ->check([](const std::string& v) { return llmsim::decimal_number(v) ? std::string() : "not a decimal number: " + v; });
-  bench->add_option("--window", o.window, "direct algorithms: concurrent peers (0 = all)")->check(CLI::NonNegativeNumber);
+  bench->add_option("--window", o.window, "direct algorithms: concurrent peers (0 = all)")
+      ->transform(whole_number(0, 1 << 30));
   bench->add_option("--csv", o.csv, "also write the table as CSV to this file")->check(non_empty("file name"));
   add_log_level(bench, o.scenario.log_level);
 }
@@ -96,9 +115,9 @@ void add_step_time(CLI::App& app, Commands& c) {
   auto* prefill = step->add_option("--prefill", o.prefill,
                                    "prompt tokens of one prefill alone, or TOKENSxPROMPTS for several in one step "
                                    "(512x8: eight prompts of 512 tokens)");
-  auto* decode = step->add_option("--decode", o.decode, "sequences of one decode step")->check(CLI::Range(1, 1 << 20));
+  auto* decode = step->add_option("--decode", o.decode, "sequences of one decode step")->transform(whole_number(1, 1 << 20));
   step->add_option("--context", o.context, "tokens in each decoding sequence's KV cache")
-      ->check(CLI::Range(0, 1 << 24))
+      ->transform(whole_number(0, 1 << 24))
       ->needs(decode);
   decode->needs("--context");
   prefill->excludes(decode);
@@ -118,7 +137,7 @@ void add_schema_and_regress(CLI::App& app, Commands& c) {
       ->check(non_empty("tolerance (give 2% or 0.02)"));
   regress->add_flag("--update-baseline", o.update, "rewrite the baseline with the current values");
   add_overrides(regress, o.overrides, "a field of every scenario");
-  regress->add_option("-j,--jobs", o.jobs, "scenarios run at once")->check(CLI::Range(1, 256));
+  regress->add_option("-j,--jobs", o.jobs, "scenarios run at once")->transform(whole_number(1, 256));
 }
 
 void add_sweep(CLI::App& app, Commands& c) {
@@ -131,7 +150,7 @@ void add_sweep(CLI::App& app, Commands& c) {
   sweep->add_option("--sweep-file", o.sweep_file, "JSON {\"grid\": {k: [..]}, \"zip\": {k: [..]}, \"set\": {k: v}}");
   add_overrides(sweep, o.sets, "a field of every point");
   sweep->add_option("-j,--jobs", o.jobs, "runs at once (local, default 1) or SLURM tasks at once (default: no limit)")
-      ->check(CLI::Range(1, 4096));
+      ->transform(whole_number(1, 4096));
   sweep->add_option("--out", o.out, "the sweep's directory (points.jsonl, runs/, results.csv)");
   sweep->add_option("--backend", o.backend, "local or slurm")->check(CLI::IsMember({"local", "slurm"}));
   sweep->add_flag("--wait", o.wait, "slurm: wait for the job array and collect the results");
@@ -143,7 +162,9 @@ void add_sweep(CLI::App& app, Commands& c) {
   c.sweep_point = sweep->add_subcommand("run-point", "run one point of a planned sweep (what a SLURM array task runs)");
   c.sweep_point->group("");
   c.sweep_point->add_option("dir", c.sweep_dir, "the sweep's directory")->required();
-  c.sweep_point->add_option("index", c.sweep_index, "the point's index in points.jsonl")->required();
+  c.sweep_point->add_option("index", c.sweep_index, "the point's index in points.jsonl")
+      ->transform(whole_number(0, 1 << 30))
+      ->required();
   sweep->require_subcommand(0, 1);
 }
 

@@ -39,6 +39,16 @@ TEST_F(StepTimeCli, MalformedBatchesAreOneLineErrors) {
                        "--prefill: \"" + bad + "\" is not TOKENS or TOKENSxPROMPTS");
 }
 
+TEST_F(StepTimeCli, WholeNumberOptionsAreDecimal) {
+  // CLI11 alone read "010" as octal 8 and "0x10" as 16; llmsim's counts are decimal, leading zeros dropped.
+  const std::string base = "step-time '" + source(kScenario) + "' ";
+  const auto ten = run(base + "--decode 010 --context 0100"), plain = run(base + "--decode 10 --context 100");
+  ASSERT_EQ(ten.code, 0) << ten.err;
+  EXPECT_EQ(ten.out, plain.out);
+  expect_input_error(run(base + "--decode 0x10 --context 1"), "--decode: 0x10 is not a whole number from 1 to 1048576");
+  expect_input_error(run(base + "--decode 1.5 --context 1"), "--decode: 1.5 is not a whole number from 1 to 1048576");
+}
+
 TEST_F(StepTimeCli, StepsBeyondTheContextOrTheKvCacheAreOneLineErrors) {
   // Llama 2's context is 4096 tokens: a 4096-token prompt fits, 4097 do not; a decode step on 4095 tokens of
   // context writes the 4096th, on 4096 it would write a 4097th.
