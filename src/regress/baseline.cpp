@@ -92,8 +92,10 @@ double parse_tolerance(const std::string& text) {
   const std::string number = percent ? text.substr(0, text.size() - 1) : text;
   const auto v = decimal_number(number);
   const double fraction = v ? (percent ? *v / 100 : *v) : NAN;
-  if (!(fraction >= 0) || !(fraction <= 1))
-    throw ScenarioError("--tolerance " + text, "not a tolerance (a percentage such as 2% or a fraction such as 0.02, at most 100%)");
+  // A bare 1 would be 100% (no check at all) where "1" most likely means 1%: a fraction is below 1.
+  if (!(fraction >= 0) || !(fraction <= 1) || (!percent && fraction >= 1))
+    throw ScenarioError("--tolerance " + text, "not a tolerance (a percentage such as 2% or a fraction below 1 such "
+                                               "as 0.02, at most 100%)");
   return fraction;
 }
 

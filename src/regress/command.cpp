@@ -24,6 +24,9 @@ int regress_command(const RegressOptions& o, const std::string& executable, std:
     }
   }
   const double tolerance = given_tolerance ? option_tolerance : old ? old->tolerance : kDefaultTolerance;
+  if (!o.update && old->scenarios.empty())  // every metric would be "new": a check that compares nothing passes
+    throw ScenarioError(o.baseline, "/scenarios: the baseline holds no scenario, so nothing would be compared (write "
+                                    "one with --update-baseline)");
 
   SuiteMetrics now;
   bool run_failed = false;

@@ -213,7 +213,11 @@ TEST_F(Regress, BadInputExitsTwo) {
   make_baseline();
   const std::string good = read_file(dir_ / "base.json");
   expect_input_error(run("regress nowhere --baseline base.json"), "nowhere: no such suite directory");
-  for (const char* t : {"2x", "5", "-1%", "%", "101%"})
+  write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", json::object()}});
+  expect_input_error(regress(""), "base.json: /scenarios: the baseline holds no scenario, so nothing would be compared");
+  make_baseline();
+  // "1" would be 100%, no check at all, where 1% is meant: a bare fraction is below 1.
+  for (const char* t : {"2x", "5", "1", "1.0", "-1%", "%", "101%"})
     expect_input_error(regress(std::string("--tolerance ") + t), std::string("--tolerance ") + t + ": not a tolerance");
   // A --set the scenarios reject: the first file is named, and an update leaves the baseline as it was.
   const auto r = regress("--update-baseline --set parallelism.tpp=4");
