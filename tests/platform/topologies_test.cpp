@@ -188,6 +188,20 @@ TEST(Topologies, PlatformMissingOneRouteIsAScenarioError) {
                         "has no route between");
 }
 
+TEST(Topologies, PlatformDeclaringMoreHostsThanAClusterMayHaveIsAScenarioError) {
+  // One <cluster> of radical 0-999999 plus 2 hosts: 1,000,002 hosts, above limits::kMaxGpus (131,072), refused
+  // before SimGrid builds them (20 s and 2.9 GB for a 4-GPU run).
+  char dir[] = "/tmp/llmsim-xml-XXXXXX";
+  const std::string file = std::string(mkdtemp(dir)) + "/platform.xml";
+  std::ofstream(file) << kHead + "<zone id=\"w\" routing=\"Full\"><host id=\"g0\" speed=\"1Gf\"/><host id=\"g1\" "
+                                 "speed=\"1Gf\"/></zone><cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-999999\" "
+                                 "speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/></platform>\n";
+  const auto e = test::error_of([&] { on(R"({"name": "simgrid-xml", "file": ")" + file + R"("})", 2); });
+  EXPECT_EQ(e.path(), "/cluster/topology/file");
+  EXPECT_NE(e.message().find("declares 1000002 hosts (its <host> elements and <cluster> radicals); at most 131072"),
+            std::string::npos) << e.message();
+}
+
 TEST(Topologies, PlatformWithAZeroBandwidthLinkIsAScenarioError) {
   expect_platform_error(kHead + "<zone id=\"w\" routing=\"Full\"><host id=\"g0\" speed=\"1Gf\"/><host id=\"g1\" speed=\"1Gf\"/>"
                                 "<link id=\"l\" bandwidth=\"0Bps\" latency=\"1us\"/><route src=\"g0\" dst=\"g1\"><link_ctn id=\"l\"/>"
