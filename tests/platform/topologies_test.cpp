@@ -155,6 +155,15 @@ TEST(Topologies, Ns3IsRejectedOnMultiLinkTopologies) {
   }
 }
 
+TEST(Topologies, Ns3IsRejectedOnAnXmlPlatformWithMultiLinkRoutes) {
+  // two-cabinets.xml: <cluster> hosts reach each other over private link, backbone, private link (3 links).
+  const auto s = on(R"({"name": "simgrid-xml", "file": ")" + test::source_path("scenarios/topologies/two-cabinets.xml") +
+                        R"("})", 2, {"network.model=ns-3"});
+  const auto e = build_error(s);
+  EXPECT_EQ(e.path(), "/network/model");
+  EXPECT_NE(e.message().find("has 3 links"), std::string::npos) << e.message();
+}
+
 namespace {
 /// Writes `xml` to a fresh temporary platform file and expects building it to fail at /cluster/topology/file
 /// with a message holding `what` (not, say, a parse error that any broken file would give).
