@@ -150,7 +150,7 @@ int bench_command(const BenchCliOptions& o) {
   std::cout << bench::bench_table(rows, b, b.ranks > 0 ? b.ranks : s.cluster.total_gpus());
   if (!o.csv.empty()) {
     try {
-      report::write_text(o.csv, bench::bench_csv(rows));
+      report::write_atomically(o.csv, bench::bench_csv(rows));
     } catch (const std::exception& e) {
       throw ScenarioError("--csv", e.what());
     }

@@ -70,20 +70,10 @@ void write_baseline(const std::string& path, const Baseline& b) {
     target = fs::canonical(path).string();
     util::check_input_file(target, "--baseline " + path, limits::kMaxJsonFileBytes);
   }
-  const std::string tmp = target + ".tmp-" + std::to_string(::getpid());
-  std::string problem;
   try {
-    report::write_text(tmp, j.dump(2) + "\n");
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) problem = ec.message();
-  } catch (const std::runtime_error& e) {
-    problem = e.what();
-  }
-  if (!problem.empty()) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw ScenarioError("--baseline " + path, "cannot write the baseline file (" + problem + ")");
+    report::write_atomically(target, j.dump(2) + "\n");
+  } catch (const ScenarioError& e) {
+    throw ScenarioError("--baseline " + path, "cannot write the baseline file (" + std::string(e.what()) + ")");
   }
 }
 

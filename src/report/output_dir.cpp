@@ -99,10 +99,28 @@ void write_text(const std::string& file, const std::string& text) {
 
 void write_stream(const std::string& file, const std::function<void(std::ostream&)>& write) {
   std::ofstream out(file);
-  if (!out) throw std::runtime_error("cannot write " + file + ": " + std::strerror(errno));
+  if (!out) throw ScenarioError(file, std::string("cannot write (") + std::strerror(errno) + ")");
   write(out);
   out.close();  // a full disk shows on the flush
-  if (!out) throw std::runtime_error("cannot write " + file + ": " + std::strerror(errno));
+  if (!out) throw ScenarioError(file, std::string("cannot write (") + std::strerror(errno) + ")");
+}
+
+void write_atomically(const std::string& file, const std::string& text) {
+  const std::string tmp = file + ".tmp-" + std::to_string(::getpid());
+  const util::RemoveOnInterrupt partial(tmp);
+  std::error_code ec;
+  try {
+    write_text(tmp, text);
+  } catch (const ScenarioError& e) {
+    fs::remove(tmp, ec);
+    throw ScenarioError(file, e.message());
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw ScenarioError(file, "cannot write (" + ec.message() + ")");
+  }
 }
 
 }  // namespace llmsim::report

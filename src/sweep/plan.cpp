@@ -104,13 +104,6 @@ void check_points(const SweepDefinition& d, const std::vector<Point>& points) {
   throw ScenarioError(first->path(), first->message() + " (in every point of the sweep)");
 }
 
-void write_atomically(const fs::path& file, const std::string& text) {
-  const fs::path tmp = file.string() + ".tmp-" + std::to_string(::getpid());
-  const util::RemoveOnInterrupt partial(tmp.string());
-  report::write_text(tmp.string(), text);
-  fs::rename(tmp, file);
-}
-
 void init_dir(const SweepDir& dir, const SweepDefinition& d, const std::vector<Point>& points) {
   const std::string where = "--out " + dir.root.string();
   std::error_code ec;
@@ -127,8 +120,8 @@ void init_dir(const SweepDir& dir, const SweepDefinition& d, const std::vector<P
   std::string plan;
   for (const auto& p : points)
     plan += json{{"index", p.index}, {"id", p.id}, {"set", p.sets}, {"params", p.params}}.dump() + "\n";
-  write_atomically(dir.plan(), plan);
-  write_atomically(dir.definition(), d.to_json().dump(2) + "\n");  // last: its presence marks a complete plan
+  report::write_atomically(dir.plan().string(), plan);
+  report::write_atomically(dir.definition().string(), d.to_json().dump(2) + "\n");  // last: its presence marks a complete plan
 }
 
 SweepDefinition load_definition(const SweepDir& dir) {

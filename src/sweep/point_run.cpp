@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "llmsim/report/output_dir.hpp"
 #include "llmsim/util/process.hpp"
 
 namespace llmsim::sweep {
@@ -63,7 +64,7 @@ Outcome finish_point(const SweepDir& dir, const Point& p, int wait_status) {
     o.error = last_error_line(dir.log(p.id));
     if (o.error.empty()) o.error = "llmsim run ended with " + util::describe_status(wait_status);
   }
-  write_atomically(dir.marker(p.id),
+  report::write_atomically(dir.marker(p.id).string(),
                    json{{"status", o.status}, {"exit_code", o.exit_code}, {"error", o.error}}.dump() + "\n");
   return o;
 }

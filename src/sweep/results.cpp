@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "llmsim/report/output_dir.hpp"
 #include "llmsim/sweep/point_run.hpp"
 #include "llmsim/workload/program.hpp"
 
@@ -119,8 +120,8 @@ Tally collect(const SweepDir& dir) {
     csv += line + "\n";
     jsonl += row.dump() + "\n";
   }
-  write_atomically(dir.root / "results.csv", csv);
-  write_atomically(dir.root / "results.jsonl", jsonl);
+  report::write_atomically((dir.root / "results.csv").string(), csv);
+  report::write_atomically((dir.root / "results.jsonl").string(), jsonl);
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "llmsim/report/output_dir.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/util/process.hpp"
 #include "llmsim/util/error.hpp"
@@ -81,14 +82,14 @@ std::string submit(const SweepDir& dir, const std::vector<size_t>& indices, cons
   fs::copy_file(exe, staged, fs::copy_options::overwrite_existing);
   fs::rename(staged, copy);
   const fs::path script = dir.slurm() / "sweep.sbatch";
-  write_atomically(script, sbatch_script(dir, indices, copy.string(), o));
+  report::write_atomically(script.string(), sbatch_script(dir, indices, copy.string(), o));
   fs::permissions(script, fs::perms::owner_exec, fs::perm_options::add);
   const auto r = util::run_captured({"sbatch", "--parsable", script.string()});
   const std::string id = trim(r.out.substr(0, r.out.find(';')));
   if (r.status != 0 || id.empty())
     throw ScenarioError("--backend slurm", "sbatch refused the job (" + util::describe_status(r.status) + "): " +
                                                trim(r.err) + " (check --slurm-option and the SLURM controller)");
-  write_atomically(dir.slurm() / "job_id", id + "\n");
+  report::write_atomically((dir.slurm() / "job_id").string(), id + "\n");
   return id;
 }
 

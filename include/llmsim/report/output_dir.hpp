@@ -35,9 +35,13 @@ class OutputDir {
   bool committed_ = false;
 };
 
-/// Writes `text` to `file`; throws std::runtime_error if it cannot.
+/// Writes `text` to `file`; ScenarioError at `file` ("cannot write (No space left on device)") if it cannot: the
+/// output's place, not llmsim, is at fault.
 void write_text(const std::string& file, const std::string& text);
-/// Writes `file` as `write` produces it (no copy of the whole text in memory); std::runtime_error if it fails.
+/// Writes `file` as `write` produces it (no copy of the whole text in memory); ScenarioError as write_text.
 void write_stream(const std::string& file, const std::function<void(std::ostream&)>& write);
+/// Writes `text` to `file` through a temporary sibling and a rename: readers never see half a file, and a failure
+/// (a full disk) or an interrupt leaves `file` as it was and no temporary behind. ScenarioError as write_text.
+void write_atomically(const std::string& file, const std::string& text);
 
 }  // namespace llmsim::report

@@ -52,8 +52,4 @@ void init_dir(const SweepDir& dir, const SweepDefinition& d, const std::vector<P
 SweepDefinition load_definition(const SweepDir& dir);
 std::vector<Point> load_points(const SweepDir& dir);
 
-/// Writes `text` to `file` through a temporary sibling and a rename (readers never see half a file; an
-/// interrupt removes the temporary).
-void write_atomically(const std::filesystem::path& file, const std::string& text);
-
 }  // namespace llmsim::sweep
