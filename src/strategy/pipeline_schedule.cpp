@@ -69,16 +69,23 @@ std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedul
     return std::vector<int>(pp * v, layers / (pp * v));
   }
   const int last = s.parallelism.last_stage_layers, rest = layers - last;
-  const std::string path = "/parallelism/last_stage_layers";
-  if (pp == 1 && last != layers) throw ScenarioError(path, "with pp 1 the only stage holds all " + n + " layers");
+  // The value "auto" resolves to (layers / pp) names pp, which the user changed, not a field left to its default.
+  const bool derived = last == layers / pp;
+  const auto fail = [&](const std::string& what) {
+    if (!derived) throw ScenarioError("/parallelism/last_stage_layers", what);
+    throw ScenarioError("/parallelism/pp", "pp " + std::to_string(pp) + " does not split the " + n + " layers: with " +
+                                               "last_stage_layers " + std::to_string(last) + " (auto, layers / pp), " +
+                                               what + "; give parallelism.last_stage_layers or another pp");
+  };
+  if (pp == 1 && last != layers) fail("with pp 1 the only stage holds all " + n + " layers");
   if (pp > 1 && last > layers - (pp - 1) * v)  // each chunk of the first pp-1 stages holds a layer
-    throw ScenarioError(path, std::to_string(last) + " leaves fewer than one layer for each of the " +
-                                  std::to_string((pp - 1) * v) + " chunks of the first pp-1 stages: at most " +
-                                  std::to_string(layers - (pp - 1) * v) + " of the " + n + " layers");
-  if (last % v != 0) throw ScenarioError(path, std::to_string(last) + " is not a multiple of the " + std::to_string(v) + " chunks per stage");
+    fail(std::to_string(last) + " leaves fewer than one layer for each of the " + std::to_string((pp - 1) * v) +
+         " chunks of the first pp-1 stages: at most " + std::to_string(layers - (pp - 1) * v) + " of the " + n +
+         " layers");
+  if (last % v != 0) fail(std::to_string(last) + " is not a multiple of the " + std::to_string(v) + " chunks per stage");
   if (pp > 1 && (rest <= 0 || rest % ((pp - 1) * v) != 0))
-    throw ScenarioError(path, "the other " + std::to_string(rest) + " of the " + n + " layers do not split evenly over the " +
-                                  std::to_string((pp - 1) * v) + " chunks of the first pp-1 stages");
+    fail("the other " + std::to_string(rest) + " of the " + n + " layers do not split evenly over the " +
+         std::to_string((pp - 1) * v) + " chunks of the first pp-1 stages");
   std::vector<int> out(pp * v, pp > 1 ? rest / ((pp - 1) * v) : 0);
   for (int c = 0; c < v; ++c) out[schedule.model_chunk(pp, pp - 1, c)] = last / v;
   return out;

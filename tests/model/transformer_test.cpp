@@ -113,4 +113,10 @@ TEST(UnevenStages, LastStageLayersMoveWorkAndMemoryButKeepTheFlops) {
                   {"strategies.pipeline_schedule=1f1b", "parallelism.last_stage_layers=2147483647"});
   });
   EXPECT_NE(too_many.message().find("at most 73 of the 80 layers"), std::string::npos) << too_many.message();
+  // Left auto (layers / pp) the split is pp's doing: 25 layers on pp 2, v 2 put 12 on the last stage and 13 on the
+  // first stage's 2 chunks; the error names pp, not a field the user never set.
+  const auto odd = test::error_of([&] { test::shipped("scenarios/default.json", {"model.layers=25"}); });
+  EXPECT_EQ(odd.path(), "/parallelism/pp");
+  EXPECT_NE(odd.message().find("with last_stage_layers 12 (auto, layers / pp), the other 13"), std::string::npos)
+      << odd.message();
 }
