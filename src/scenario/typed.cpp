@@ -221,6 +221,9 @@ void read_serving(const json& v, Serving& sv) {
   sv.kv_cache = {kv["block_size"],         kv["memory_utilization"], kv["memory_basis"] == "free",
                  kv["watermark"],          kv["preemption"],         kv["swap_space_GiB"].get<double>() * (1 << 30),
                  is_auto(kv["blocks"]) ? 0L : kv["blocks"].get<long>()};
+  if (kv["preemption"] == "swap" && kv["swap_space_GiB"].get<double>() == 0)
+    throw ScenarioError("/serving/kv_cache/swap_space_GiB", "swap preemption copies KV blocks to host memory: give it "
+                                                            "some (above 0), or set preemption to recompute");
   const json& e = v["engine"];
   sv.engine = {e["name"],
                e["step_overhead_us"].get<double>() * 1e-6,

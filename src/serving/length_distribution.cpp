@@ -75,6 +75,9 @@ void read_cdf(const std::string& file, const std::string& path, std::vector<doub
     const double t = in.number(cell[0], "tokens"), p = in.number(cell[1], "cumulative_probability");
     if (t < 0 || t > kMaxCdfTokens) in.fail("tokens " + cell[0] + " is out of range (0 to 2147483647)");
     if (p < 0 || p > 1) in.fail("cumulative_probability " + cell[1] + " is out of range (0 to 1)");
+    if (t < 1 && p > 0)  // a length is at least 1 token: 0 may only anchor the CDF's start
+      in.fail("tokens " + cell[0] + " has cumulative_probability " + cell[1] + ": lengths are at least 1 token, so a "
+              "point below 1 may only have probability 0");
     if (!tokens.empty() && t <= tokens.back()) in.fail("tokens " + cell[0] + " is not above the previous line's");
     if (!cumulative.empty() && p < cumulative.back())
       in.fail("cumulative_probability " + cell[1] + " is below the previous line's (a CDF does not decrease)");

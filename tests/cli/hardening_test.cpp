@@ -126,6 +126,14 @@ TEST_F(Hardening, ServingWeightsBeyondTheGpuFailValidate) {
   expect_rejected(j, "/serving/kv_cache/memory_utilization: no room for a KV block");
 }
 
+TEST_F(Hardening, SwapPreemptionWithoutHostMemoryFailsValidate) {
+  // It ran exactly as recompute, without a word (a probe).
+  json j = scenario("scenarios/regression/serving-vllm.json");
+  j["serving"]["kv_cache"]["preemption"] = "swap";
+  j["serving"]["kv_cache"]["swap_space_GiB"] = 0;
+  expect_rejected(j, "/serving/kv_cache/swap_space_GiB: swap preemption copies KV blocks to host memory");
+}
+
 TEST_F(Hardening, Ns3TrainingFailsValidate) {
   json j = default_json();
   j["network"] = {{"model", "ns-3"}};

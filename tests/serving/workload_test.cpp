@@ -296,7 +296,9 @@ TEST_F(Workload, BadCdfFilesNameTheFileAndLine) {
       {header + "10,0.5\n10,1\n", "cdf.csv:3: tokens 10 is not above the previous line's"},
       {"tokens,probability\n10,1\n", "cdf.csv:1: the first line is \"tokens,probability\""},
       {header + "10,x\n", "cdf.csv:2: cumulative_probability \"x\" is not a finite decimal number"},
-      {header, "cdf.csv has a header but no point"}};
+      {header, "cdf.csv has a header but no point"},
+      // a length is at least 1 token: mass at 0 was served as 1-token requests without a word (a probe)
+      {header + "0,1.0\n", "cdf.csv:2: tokens 0 has cumulative_probability 1.0: lengths are at least 1 token"}};
   for (const auto& [text, message] : cases) {
     write("cdf.csv", text);
     expect_contains(error(scenario(poisson(1, {{"distribution", "cdf"}, {"file", "cdf.csv"}}), {{"max_requests", 10}})),
