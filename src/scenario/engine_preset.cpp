@@ -24,6 +24,9 @@ json& engine_choice(json& serving) {
   json& e = serving["engine"];
   if (e.is_null()) e = json{{"name", kDefaultEngine}};
   if (e.is_string()) e = json{{"name", e.get<std::string>()}};  // a bare name, as the reference documents
+  if (e.is_object() && e.contains("preset"))  // what the other preset sections take: say which key this one has
+    throw ScenarioError("/serving/engine/preset", "unknown key: the engine preset is given as \"name\" (e.g. "
+                                                  "{\"name\": \"vllm-2023\", <fields to override>})");
   if (e.is_object() && !e.contains("name")) e["name"] = kDefaultEngine;
   if (e.is_object() && !e["name"].is_string())
     throw ScenarioError("/serving/engine/name", "expected an engine name (a string; one of: " +

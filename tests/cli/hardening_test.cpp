@@ -134,6 +134,12 @@ TEST_F(Hardening, SwapPreemptionWithoutHostMemoryFailsValidate) {
   expect_rejected(j, "/serving/kv_cache/swap_space_GiB: swap preemption copies KV blocks to host memory");
 }
 
+TEST_F(Hardening, AnEnginePresetGivenAsPresetNamesTheKeyItTakes) {
+  json j = scenario("scenarios/regression/serving-vllm.json");
+  j["serving"]["engine"] = {{"preset", "vllm-2023"}};
+  expect_rejected(j, "/serving/engine/preset: unknown key: the engine preset is given as \"name\"");
+}
+
 TEST_F(Hardening, Ns3TrainingFailsValidate) {
   json j = default_json();
   j["network"] = {{"model", "ns-3"}};
