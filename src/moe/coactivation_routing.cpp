@@ -13,6 +13,7 @@
 #include "llmsim/moe/routing.hpp"
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::moe {
 namespace {
@@ -144,6 +145,10 @@ LLMSIM_REGISTER(RoutingModel, "coactivation",
                 "experts together",
                 kParams, [](const scenario::Params& p, const scenario::Scenario& s) {
                   const int experts = s.model.moe.experts;
+                  if (experts > limits::kMaxPairwiseExperts)
+                    throw ScenarioError("/model/moe/experts", std::to_string(experts) + " experts: co-activation routing "
+                                        "draws over expert pairs, at most " +
+                                        std::to_string(limits::kMaxPairwiseExperts) + " experts (or another routing)");
                   std::optional<CoactivationTable> table;
                   const std::string file = p.text("file");
                   if (!file.empty()) {

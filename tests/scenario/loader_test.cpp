@@ -282,7 +282,9 @@ TEST(LoaderError, SizesThatOverflowOrExhaustTheMachineAreOutOfRange) {
       {"scenarios/topologies/clos3.json", "cluster.topology.nodes_per_rack=2147483645", "/cluster/topology/nodes_per_rack"},
       {"scenarios/moe/olmoe-ep8-a100.json", "model.moe.experts=65536", "/model/moe/experts"},
       {"scenarios/moe/olmoe-ep8-a100.json", "model.moe.top_k=64", "/model/moe/top_k"},
-      {"scenarios/default.json", "hardware.gpus_per_node=2048", "/hardware/gpus_per_node"}};
+      {"scenarios/default.json", "hardware.gpus_per_node=2048", "/hardware/gpus_per_node"},
+      // strategies whose work grows with expert pairs: at most 1024 experts (4096 took over a minute)
+      {"scenarios/regression/moe-placement-mozart.json", "model.moe.experts=2048", "/model/moe/experts"}};
   for (const auto& [file, assignment, path] : cases)
     EXPECT_EQ(llmsim::test::error_of([&] {
                 sc::load_scenario(std::string(LLMSIM_TEST_SOURCE_DIR) + "/" + file, {assignment});

@@ -16,6 +16,7 @@
 
 #include "llmsim/strategy/expert_placement.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::strategy {
 namespace {
@@ -180,6 +181,10 @@ LLMSIM_REGISTER(ExpertPlacementStrategy, "mozart",
                 "co-activation clusters (farthest-point seeds) assigned to devices by an integer program minimising "
                 "the most loaded device (GLPK)",
                 kParams, [](const scenario::Params& p, const scenario::Scenario& s) {
+                  if (s.model.moe.experts > limits::kMaxPairwiseExperts)
+                    throw ScenarioError("/model/moe/experts", std::to_string(s.model.moe.experts) + " experts: Mozart's "
+                                        "placement clusters expert pairs, at most " +
+                                        std::to_string(limits::kMaxPairwiseExperts) + " experts (or another placement)");
                   int size = 0;
                   if (!p.is_auto("cluster_size")) {
                     size = p.integer("cluster_size");
