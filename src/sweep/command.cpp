@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
+#include "llmsim/scenario/loader.hpp"
 #include "llmsim/sweep/local_backend.hpp"
 #include "llmsim/sweep/point_run.hpp"
 #include "llmsim/util/process.hpp"
@@ -22,6 +25,19 @@ namespace {
 SweepDir sweep_dir(const std::string& path) {
   if (path.empty()) throw ScenarioError("dir", "an empty path (give the sweep's directory)");
   return {fs::absolute(path).lexically_normal()};
+}
+
+/// Whether point `p` resolves as it did when it ran (its run's scenario.resolved.json): a preset edited since would
+/// otherwise mix two models in results.csv. A data file's contents (a trace) are not compared.
+bool inputs_unchanged(const SweepDir& dir, const SweepDefinition& d, const Point& p) {
+  std::vector<std::string> sets = d.sets;
+  sets.insert(sets.end(), p.sets.begin(), p.sets.end());
+  try {
+    std::ifstream in(dir.run(p.id) / "scenario.resolved.json");
+    return nlohmann::json::parse(in) == scenario::load_scenario(d.scenario, sets).resolved;
+  } catch (const std::exception&) {  // unreadable, or no longer valid: run it again to say what it is now
+    return false;
+  }
 }
 
 /// Prints the tally; 0 if every point is ok or invalid.
@@ -62,11 +78,15 @@ int sweep_command(const SweepOptions& o, std::ostream& out) {
   init_dir(dir, def, points);
 
   std::vector<Point> todo;
-  for (const auto& p : points)
-    if (const auto m = read_marker(dir, p.id); !is_final(m) || (m->status == "ok" && !read_summary(dir, p.id))) {
+  for (const auto& p : points) {
+    const auto m = read_marker(dir, p.id);
+    const bool stale = is_final(m) && m->status == "ok" && !inputs_unchanged(dir, def, p);
+    if (stale) std::cerr << "sweep: point " << p.id << " resolves differently than when it ran (a preset changed): run again\n";
+    if (!is_final(m) || (m->status == "ok" && !read_summary(dir, p.id)) || stale) {
       fs::remove(dir.marker(p.id));  // a failed attempt's marker: the point is redone
       todo.push_back(p);
     }
+  }
   Progress progress(std::cerr, ::isatty(2), points.size(), points.size() - todo.size());
   if (todo.size() < points.size())
     std::cerr << "sweep: resuming " << dir.root.string() << ": " << points.size() - todo.size() << " of "

@@ -1,5 +1,6 @@
 // llmsim sweep with the local backend: a 24-point grid with -j 2, resume after a kill, invalid points,
 // sweep-level input errors, sweep files and zipped axes.
+#include <cstdlib>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -209,6 +210,30 @@ TEST_F(Sweep, APointWhoseSummaryIsLostIsFailedAndRedoneOnTheNextRun) {
   json redone = json::parse(read_file(summary)), before = json::parse(whole);
   redone.erase("wall_time_s"), before.erase("wall_time_s");
   EXPECT_EQ(redone, before);  // the same deterministic run, redone
+}
+
+TEST_F(Sweep, APresetEditedSinceAPointRanRunsThePointAgain) {
+  // A copy of the presets; the model of default.json (gpt-1.7b) is made twice as wide between two runs: results.csv
+  // held iteration times of both models (a probe).
+  const fs::path configs = dir_ / "configs";
+  fs::copy(source("configs"), configs, fs::copy_options::recursive);
+  const char* previous = std::getenv("LLMSIM_CONFIG_DIR");
+  const std::string restore = previous ? previous : "";
+  ::setenv("LLMSIM_CONFIG_DIR", configs.c_str(), 1);
+  ASSERT_EQ(run(fast_sweep("--grid parallelism.tp=1,2")).code, 0);
+  const auto ids = marked();
+  const json first = json::parse(read_file(runs() / *ids.begin() / "summary.json"));
+  const fs::path preset = configs / "models" / "gpt-1.7b.json";
+  json model = json::parse(read_file(preset));
+  model["hidden"] = 2 * model["hidden"].get<int>();
+  std::ofstream(preset) << model.dump(2);
+  const auto again = run(fast_sweep("--grid parallelism.tp=1,2"));
+  previous ? ::setenv("LLMSIM_CONFIG_DIR", restore.c_str(), 1) : ::unsetenv("LLMSIM_CONFIG_DIR");
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("resolves differently than when it ran (a preset changed): run again"), std::string::npos)
+      << again.err;
+  const json second = json::parse(read_file(runs() / *ids.begin() / "summary.json"));
+  EXPECT_GT(second["iteration_time_s"].get<double>(), 1.5 * first["iteration_time_s"].get<double>());
 }
 
 TEST_F(Sweep, ChangedDefinitionAgainstAnExistingDirectoryIsAnError) {
