@@ -1,6 +1,7 @@
 #include "llmsim/engine/plan_runner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 namespace sg4 = simgrid::s4u;
@@ -53,7 +54,10 @@ long long run_plan(const collectives::Plan& plan, const std::vector<sg4::Host*>&
     for (const auto& t : step.transfers) {
       if (latency_hops && step.extra_latency_hops > 0)
         alpha = std::max(alpha, route_latency(endpoints[t.src], endpoints[t.dst]));
-      comms.push_back(sg4::Comm::sendto_async(endpoints[t.src], endpoints[t.dst], static_cast<uint64_t>(t.bytes * scale)));
+      // At least one byte: a share below one (a 1-byte all-reduce over 16 ranks) truncated to an empty message,
+      // which SimGrid prices apart from the others (a probe saw 1 B take 7x as long as 8 B).
+      const double bytes = std::max(1.0, std::ceil(t.bytes * scale));
+      comms.push_back(sg4::Comm::sendto_async(endpoints[t.src], endpoints[t.dst], static_cast<uint64_t>(bytes)));
     }
     sg4::Comm::wait_all(comms);
     flows += static_cast<long long>(comms.size());
