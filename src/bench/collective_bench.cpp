@@ -40,7 +40,8 @@ std::vector<BenchRow> bench_collective(const scenario::Scenario& s, const BenchO
   for (int r = 0; r < n; ++r) layout.node_of_member.push_back(r / s.cluster.gpus_per_node);
   if (o.algorithm != collectives::Algorithm::Auto && !collectives::supports(o.kind, o.algorithm, layout))
     throw ScenarioError("--algorithm", std::string(collectives::algorithm_name(o.algorithm)) + " cannot run " +
-                                           collectives::kind_name(o.kind) + " on " + std::to_string(n) + " ranks");
+                                           collectives::kind_name(o.kind) + " on " + std::to_string(n) + " ranks here: it "
+                                           "needs " + collectives::requirements(o.algorithm));
   if (o.kind == collectives::Kind::SendRecv && n != 2) throw ScenarioError("--ranks", "send-recv needs --ranks 2");
 
   engine::Simulation sim(s, 1);

@@ -80,6 +80,20 @@ bool supports(Kind kind, Algorithm algorithm, const GroupLayout& layout) {
   return false;
 }
 
+std::string requirements(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::Auto: return "nothing (it chooses)";
+    case Algorithm::Ring: return "an all-reduce, reduce-scatter, all-gather, broadcast or reduce";
+    case Algorithm::Tree: return "an all-reduce on at least 2 ranks";
+    case Algorithm::HalvingDoubling: return "an all-reduce, reduce-scatter or all-gather on a power-of-two number of ranks";
+    case Algorithm::Direct: return "any collective";
+    case Algorithm::Hierarchical: return "an all-reduce over more than one node, with more than one rank per node";
+    case Algorithm::InSwitch:
+      return "an all-reduce within one node whose switch reduces (NVLS: the hardware preset's nvswitch_reduction)";
+  }
+  return "";
+}
+
 Plan make_plan(Kind kind, Algorithm algorithm, const GroupLayout& layout, double bytes, const std::vector<double>& matrix) {
   const int n = layout.size();
   if (n < 1 || (kind == Kind::SendRecv && n != 2))

@@ -20,7 +20,9 @@ std::vector<Request> LimitedSource::requests(std::mt19937_64& rng, const Workloa
     r.id = static_cast<int>(out.size());
     out.push_back(std::move(r));
   }
-  if (all.empty()) throw ScenarioError("/serving/workload", "no request in the workload (check the trace and start_s)");
+  if (all.empty())
+    throw ScenarioError("/serving/workload", "no request in the workload (a trace: check its rows and start_s; a "
+                                             "generated workload: raise serving.duration_s or its rate)");
   if (out.empty()) {
     std::ostringstream why;
     why << "no request arrives before serving.duration_s = " << limits.duration << " s (the first of "

@@ -120,8 +120,7 @@ std::vector<int> add_dp_groups(const scenario::Scenario& s, const TrainingLayout
       throw ScenarioError("/network/collective_algorithm",
                           std::string("\"") + collectives::algorithm_name(algorithm) + "\" cannot run the " +
                               collectives::kind_name(kind) + " of the " + std::to_string(l.replicas) +
-                              " data-parallel ranks (halving-doubling needs a power of two, hierarchical several "
-                              "ranks per node on several nodes, in-switch one node with an NVLS switch)");
+                              " data-parallel ranks: it needs " + collectives::requirements(algorithm));
     dp_group[stage] = static_cast<int>(w.groups.size());
     if (l.simulated_dp < l.dp) w.represents[dp_group[stage]] = l.replicas;
     w.groups.push_back(g);

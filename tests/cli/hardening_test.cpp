@@ -267,6 +267,19 @@ TEST_F(Hardening, AllReducesBelowOneBytePerRankCostWhatOneByteDoes) {
   }
 }
 
+TEST_F(Hardening, AnAlgorithmThatCannotRunSaysWhatItNeeds) {
+  // A100 has no reducing NVSwitch: in-switch needs one, within one node (it said only "cannot run").
+  expect_input_error(run("bench-collective '" + source("scenarios/default.json") + "' --algorithm in-switch --max 1K"),
+                     "--algorithm: in-switch cannot run all-reduce on 16 ranks here: it needs an all-reduce within one "
+                     "node whose switch reduces");
+  json j = default_json();
+  j["network"] = {{"collective_algorithm", "halving-doubling"}, {"model", "CM02"}};
+  j["cluster"]["nodes"] = 3;  // dp 6
+  j["training"]["global_batch"] = 72;
+  expect_rejected(j, "/network/collective_algorithm: \"halving-doubling\" cannot run the all-reduce of the 6 "
+                     "data-parallel ranks: it needs an all-reduce, reduce-scatter or all-gather on a power-of-two");
+}
+
 TEST_F(Hardening, AnUnwritableStandardOutputOrPathIsExitTwo) {
   const fs::path err = dir_ / "full.err";
   const int status = std::system(("'" + std::string(LLMSIM_BINARY) + "' schema >/dev/full 2>'" + err.string() + "'").c_str());

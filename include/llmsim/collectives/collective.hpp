@@ -68,5 +68,8 @@ Plan make_plan(Kind kind, Algorithm algorithm, const GroupLayout& layout, double
 
 /// True if make_plan accepts this combination.
 bool supports(Kind kind, Algorithm algorithm, const GroupLayout& layout);
+/// What `algorithm` needs to run (for an error when supports() is false), e.g. "an all-reduce within one node whose
+/// switch reduces (NVLS: the hardware preset's nvswitch_reduction)".
+std::string requirements(Algorithm algorithm);
 
 }  // namespace llmsim::collectives
