@@ -77,7 +77,13 @@ std::vector<Request> read_azure(const std::string& file, double start) {
 
 /// A shipped trace's file for "code" and "conversation", else `trace` as a path.
 std::string trace_file(const std::string& trace, const std::string& base_dir) {
-  if (trace != "code" && trace != "conversation") return resolve_path(trace, base_dir);
+  if (trace != "code" && trace != "conversation") {
+    const std::string path = trace.empty() ? "" : resolve_path(trace, base_dir);
+    if (trace.empty() || !std::filesystem::exists(path))
+      throw ScenarioError("/serving/workload/trace", "\"" + trace + "\" is neither a shipped trace (code, conversation) "
+                                                     "nor a CSV file" + (trace.empty() ? "" : " (" + path + " does not exist)"));
+    return path;
+  }
   const auto file = std::filesystem::path(scenario::data_dir()) / "azure-llm-2023" /
                     (trace == "code" ? "AzureLLMInferenceTrace_code.csv" : "AzureLLMInferenceTrace_conv.csv");
   if (!std::filesystem::is_regular_file(file))

@@ -326,7 +326,8 @@ TEST_F(Workload, MalformedAzureLinesNameTheFileAndLine) {
                   "/serving/workload/trace: " + file + message);
   }
   expect_starts(error(scenario({{"name", "azure-trace"}, {"trace", "missing.csv"}})),
-                "/serving/workload/trace: " + (dir_ / "missing.csv").string() + " does not exist");
+                "/serving/workload/trace: \"missing.csv\" is neither a shipped trace (code, conversation) nor a CSV "
+                "file (" + (dir_ / "missing.csv").string() + " does not exist)");
 }
 
 TEST_F(Workload, ZeroGeneratedTokensReadAsOneAndFractionsAreExact) {
