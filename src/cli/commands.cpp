@@ -145,12 +145,22 @@ int bench_command(const BenchCliOptions& o) {
     const auto dir = csv.parent_path().empty() ? std::filesystem::path(".") : csv.parent_path();
     if (std::filesystem::is_directory(csv) || !std::filesystem::is_directory(dir))
       throw ScenarioError("--csv", o.csv + " is a directory or its folder does not exist");
+    // The table replaces a regular file only (through a link: its target), never a device, a FIFO or the scenario.
+    if (std::filesystem::exists(csv) && (!std::filesystem::is_regular_file(csv) ||
+                                         std::filesystem::equivalent(csv, o.scenario.scenario)))
+      throw ScenarioError("--csv", o.csv + " exists and is not a file the table may replace (a device, a FIFO or the "
+                                   "scenario itself)");
   }
   const auto rows = bench::bench_collective(s, b);
   std::cout << bench::bench_table(rows, b, b.ranks > 0 ? b.ranks : s.cluster.total_gpus());
   if (!o.csv.empty()) {
     try {
-      report::write_atomically(o.csv, bench::bench_csv(rows));
+      std::filesystem::path target = o.csv;  // a link is written through (its target), not replaced
+      if (std::filesystem::is_symlink(target)) {
+        const auto to = std::filesystem::read_symlink(target);
+        target = to.is_absolute() ? to : target.parent_path() / to;
+      }
+      report::write_atomically(target.string(), bench::bench_csv(rows));
     } catch (const std::exception& e) {
       throw ScenarioError("--csv", e.what());
     }

@@ -147,6 +147,12 @@ LLMSIM_REGISTER(Topology, "simgrid-xml", "any SimGrid platform file; its hosts i
                     throw ScenarioError("/cluster/topology/file", file.string() + " is not a .xml SimGrid platform file");
                   std::ifstream in(file);
                   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                  // SimGrid 3.32's ns-3 bindings take <host>, <link> and <route> platforms; a <cluster> crashed them
+                  // (SIGFPE) before any route could be checked.
+                  if (s.network.model == "ns-3" && text.find("<cluster") != std::string::npos)
+                    throw ScenarioError("/network/model", "the ns-3 packet-level model runs on platforms of <host>, "
+                                        "<link> and one-link <route> elements; " + file.string() + " has a <cluster> "
+                                        "(use CM02, LV08 or IB)");
                   if (const double hosts = declared_hosts(text); hosts > limits::kMaxGpus)
                     throw ScenarioError("/cluster/topology/file",
                                         file.string() + " declares " + std::to_string(static_cast<long long>(hosts)) +

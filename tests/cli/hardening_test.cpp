@@ -280,6 +280,21 @@ TEST_F(Hardening, AnAlgorithmThatCannotRunSaysWhatItNeeds) {
                      "data-parallel ranks: it needs an all-reduce, reduce-scatter or all-gather on a power-of-two");
 }
 
+TEST_F(Hardening, BenchCsvReplacesOnlyARegularFileAndWritesThroughALink) {
+  // It replaced /dev/full, FIFOs and symbolic links with a regular file, and the scenario itself (a probe).
+  const std::string bench = "bench-collective '" + source("scenarios/default.json") + "' --min 1K --max 2K --csv ";
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.csv").c_str(), 0600), 0);
+  expect_input_error(run(bench + "fifo.csv"), "--csv: fifo.csv exists and is not a file the table may replace");
+  EXPECT_TRUE(fs::is_fifo(dir_ / "fifo.csv"));
+  fs::copy_file(source("scenarios/default.json"), dir_ / "scenario.json");
+  expect_input_error(run("bench-collective scenario.json --min 1K --max 2K --csv scenario.json"),
+                     "--csv: scenario.json exists and is not a file the table may replace");
+  fs::create_symlink("target.csv", dir_ / "link.csv");  // dangling until written through
+  ASSERT_EQ(run(bench + "link.csv").code, 0);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.csv"));
+  EXPECT_EQ(lines(read_file(dir_ / "target.csv")).size(), 3u);  // header, 1K, 2K
+}
+
 TEST_F(Hardening, AnUnwritableStandardOutputOrPathIsExitTwo) {
   const fs::path err = dir_ / "full.err";
   const int status = std::system(("'" + std::string(LLMSIM_BINARY) + "' schema >/dev/full 2>'" + err.string() + "'").c_str());

@@ -91,6 +91,15 @@ TEST(CT, MozartPutsPerfectlyCoActivatedGroupsOnOneDevice) {
   EXPECT_LT(traffic(s, 1024).c_t(), 1.05);
 }
 
+TEST(CT, MozartsAutoClusterSizeDividesAnOddExpertCount) {
+  // 80 experts on 16 devices: 5 per device. Half of it (2) did not divide 5 and the placement crashed (double free);
+  // auto takes the largest divisor up to half, here 1, so every device holds its 5 experts.
+  const auto s = moe_scenario(80, 4, 16, {"strategies.expert_placement=mozart"});
+  const auto t = traffic(s, 1024);
+  EXPECT_GE(t.c_t(), 1.0);
+  EXPECT_LE(t.c_t(), 4.0);
+}
+
 TEST(CT, MozartLowersCTUnderCoActivationAgainstContiguous) {
   // The documented co-activation model of the Mozart scenarios (groups of 8 experts, cross 0.1) on an
   // OLMoE-shaped layer (64 experts, top-8, 16 devices): clusters of 4 = one device each.

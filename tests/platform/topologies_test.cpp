@@ -164,6 +164,18 @@ TEST(Topologies, Ns3IsRejectedOnAnXmlPlatformWithMultiLinkRoutes) {
   EXPECT_NE(e.message().find("has 3 links"), std::string::npos) << e.message();
 }
 
+TEST(Topologies, Ns3IsRejectedOnAnXmlClusterPlatform) {
+  // SimGrid's ns-3 bindings crashed (SIGFPE) on a <cluster> before any route could be checked.
+  char dir[] = "/tmp/llmsim-xml-XXXXXX";
+  const std::string file = std::string(mkdtemp(dir)) + "/cluster.xml";
+  std::ofstream(file) << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                         "<platform version=\"4.1\"><zone id=\"w\" routing=\"Full\"><cluster id=\"c\" prefix=\"g\" "
+                         "suffix=\"\" radical=\"0-3\" speed=\"1Tf\" bw=\"25GBps\" lat=\"1us\"/></zone></platform>\n";
+  const auto e = test::error_of([&] { on(R"({"name": "simgrid-xml", "file": ")" + file + R"("})", 2, {"network.model=ns-3"}); });
+  EXPECT_EQ(e.path(), "/network/model");
+  EXPECT_NE(e.message().find("has a <cluster>"), std::string::npos) << e.message();
+}
+
 namespace {
 /// Writes `xml` to a fresh temporary platform file and expects building it to fail at /cluster/topology/file
 /// with a message holding `what` (not, say, a parse error that any broken file would give).

@@ -149,12 +149,20 @@ std::vector<int> assign_clusters(const std::vector<double>& load, int devices) {
   return device;
 }
 
+/// "auto": the largest divisor of the experts per device up to half of them (2 clusters per device when it is even;
+/// an odd count such as 5 or 63 needs a divisor, or the clusters would not fill the devices: a crash before).
+int auto_cluster_size(int per_device) {
+  for (int size = std::max(1, per_device / 2); size > 1; --size)
+    if (per_device % size == 0) return size;
+  return 1;
+}
+
 class Mozart final : public ExpertPlacementStrategy {
  public:
   explicit Mozart(int cluster_size) : cluster_size_(cluster_size) {}
   ExpertPlacement place(const ExpertStats& st, int devices) const override {
     const int per_device = st.experts / devices;
-    const int size = cluster_size_ > 0 ? cluster_size_ : std::max(1, per_device / 2);
+    const int size = cluster_size_ > 0 ? cluster_size_ : auto_cluster_size(per_device);
     const auto clusters = cluster_experts(st, size);
     std::vector<double> load(clusters.size(), 0);
     for (size_t c = 0; c < clusters.size(); ++c)
@@ -174,7 +182,7 @@ class Mozart final : public ExpertPlacementStrategy {
 
 const scenario::FieldList kParams = {
     scenario::Field::integer("cluster_size", "experts per co-activation cluster; it must divide experts/devices; "
-                                             "auto = half of experts/devices")
+                                             "auto = the largest divisor of experts/devices up to half of it")
         .at_least(1).or_auto().with_default("auto")};
 
 LLMSIM_REGISTER(ExpertPlacementStrategy, "mozart",
