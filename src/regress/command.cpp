@@ -24,8 +24,11 @@ int regress_command(const RegressOptions& o, const std::string& executable, std:
     }
   }
   const double tolerance = given_tolerance ? option_tolerance : old ? old->tolerance : kDefaultTolerance;
-  if (!o.update && old->scenarios.empty())  // every metric would be "new": a check that compares nothing passes
-    throw ScenarioError(o.baseline, "/scenarios: the baseline holds no scenario, so nothing would be compared (write "
+  size_t metrics = 0;
+  if (old)
+    for (const auto& [name, values] : old->scenarios) metrics += values.size();
+  if (!o.update && metrics == 0)  // every metric would be "new": a check that compares nothing passes
+    throw ScenarioError(o.baseline, "/scenarios: the baseline holds no metric, so nothing would be compared (write "
                                     "one with --update-baseline)");
 
   SuiteMetrics now;

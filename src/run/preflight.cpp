@@ -53,9 +53,10 @@ void check_trace(const scenario::Scenario& s, const workload::Workload& w) {
   const bool auto_ranks = !ranks.empty() && ranks.back() + 1 == static_cast<int>(ranks.size()) &&
                           ranks.size() == std::min<size_t>(s.cluster.total_gpus(), s.resolved["output"]["trace_max_gpus"]);
   char what[320];
-  std::snprintf(what, sizeof what, "trace.json would hold about %.2g events (at most %.0f, about 1.5 GB): trace fewer "
-                "GPUs (output.trace_ranks, output.trace_max_gpus) or iterations (output.trace_iterations), or set "
-                "output.trace false", events, limits::kMaxTraceEvents);
+  const char* file = s.output.trace ? "trace.json" : "events.csv";
+  std::snprintf(what, sizeof what, "%s would hold about %.2g events (at most %.0f, about 1.5 GB): trace fewer GPUs "
+                "(output.trace_ranks, output.trace_max_gpus) or iterations (output.trace_iterations), or set %s "
+                "false", file, events, limits::kMaxTraceEvents, s.output.trace ? "output.trace" : "output.events_csv");
   throw ScenarioError(auto_ranks ? "/output/trace_max_gpus" : "/output/trace_ranks", what);
 }
 

@@ -214,7 +214,9 @@ TEST_F(Regress, BadInputExitsTwo) {
   const std::string good = read_file(dir_ / "base.json");
   expect_input_error(run("regress nowhere --baseline base.json"), "nowhere: no such suite directory");
   write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", json::object()}});
-  expect_input_error(regress(""), "base.json: /scenarios: the baseline holds no scenario, so nothing would be compared");
+  expect_input_error(regress(""), "base.json: /scenarios: the baseline holds no metric, so nothing would be compared");
+  write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"serving-vllm", json::object()}}}});
+  expect_input_error(regress(""), "base.json: /scenarios: the baseline holds no metric, so nothing would be compared");
   make_baseline();
   // "1" would be 100%, no check at all, where 1% is meant: a bare fraction is below 1.
   for (const char* t : {"2x", "5", "1", "1.0", "-1%", "%", "101%"})

@@ -43,6 +43,8 @@ TEST_F(Cli, ATraceBeyondItsBoundIsRefusedNamingTheFieldThatSelectsIt) {
   expect_input_error(run(base + " --set output.trace_ranks=0-14"), "/output/trace_ranks: trace.json would hold");
   EXPECT_EQ(run(base + " --set output.trace_iterations=0:9").code, 0);
   EXPECT_EQ(run(base + " --set output.trace=false").code, 0);
+  expect_input_error(run(base + " --set output.trace=false --set output.events_csv=true"),
+                     "/output/trace_max_gpus: events.csv would hold about 2.6e+07 events");
 }
 
 }  // namespace
