@@ -7,7 +7,6 @@
 #include <string>
 
 #include "llmsim/platform/topology.hpp"
-#include "llmsim/util/error.hpp"
 #include "llmsim/util/interrupt.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -44,31 +43,9 @@ std::unique_ptr<sg4::Engine> make_engine(const std::string& network_model) {
   return engine;
 }
 
-namespace {
-/// The ns-3 model of SimGrid 3.32 runs one-link routes only (docs/topologies.md): every pair of the platform's
-/// GPU hosts (the first 256; beyond, each to its successor) must be one link apart, or its times are nonsense (a
-/// 1 KiB all-reduce took 3 s on a two-cabinet platform).
-void check_ns3_routes(const scenario::Scenario& s, const platform::ClusterPlatform& p) {
-  if (s.network.model != "ns-3") return;
-  const size_t n = p.hosts.size();
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j) {
-      if (i == j || (n > 256 && j != (i + 1) % n)) continue;
-      std::vector<sg4::Link*> links;
-      double latency = 0;
-      p.hosts[i]->route_to(p.hosts[j], links, &latency);
-      if (links.size() != 1)
-        throw ScenarioError("/network/model", "the ns-3 packet-level model runs only one-link routes (Debian's SimGrid "
-                                              "3.32); the route from " + p.hosts[i]->get_name() + " to " +
-                                              p.hosts[j]->get_name() + " has " + std::to_string(links.size()) +
-                                              " links: use CM02, LV08 or IB");
-    }
-}
-}  // namespace
-
 void check_platform(const scenario::Scenario& s) {
   const auto engine = make_engine(s.network.model);
-  check_ns3_routes(s, platform::build_platform(s, s.parallelism.tp));
+  platform::build_platform(s, s.parallelism.tp);
 }
 
 Simulation::Simulation(const scenario::Scenario& s, int lane_width, const std::vector<bool>& used_nodes) {
@@ -78,7 +55,6 @@ Simulation::Simulation(const scenario::Scenario& s, int lane_width, const std::v
                      platform::make_topology(s)->fold_unit_nodes(s.cluster) > 0;
   if (flow_level_) sg_link_load_plugin_init();
   platform_ = platform::build_platform(s, lane_width, used_nodes);
-  check_ns3_routes(s, platform_);
   platform_.link_statistics = platform_.link_statistics && flow_level_;
   if (platform_.link_statistics)
     for (const auto* link : engine_->get_all_links())

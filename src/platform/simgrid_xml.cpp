@@ -52,20 +52,29 @@ bool natural_less(const std::string& a, const std::string& b) {
 /// host to its successor and to host 0). SimGrid 3.32 crashes (segfault) or aborts on a missing route, so the
 /// queries run in a forked child and a crash there only means "incomplete"; a "Full" zone answers a missing route
 /// with an empty one instead, and aborts only when a transfer takes it.
+/// Calls `f(i, j)` for the ordered pairs of `n` hosts a route check visits (all of them up to 256 hosts; beyond,
+/// each host to its successor and to host 0); stops at the first pair for which `f` returns false.
+template <class F>
+bool all_checked_pairs(size_t n, F f) {
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j && (n <= 256 || j == (i + 1) % n || j == 0) && !f(i, j)) return false;
+  return true;
+}
+
+/// The links of the route from `a` to `b`.
+std::vector<sg4::Link*> route(sg4::Host* a, sg4::Host* b) {
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  a->route_to(b, links, &latency);
+  return links;
+}
+
 bool routes_complete(const std::vector<sg4::Host*>& hosts) {
   const pid_t pid = util::fork_child([&] {
     const int devnull = open("/dev/null", O_WRONLY);  // SimGrid's crash report belongs to this probe only
     if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-    const size_t n = hosts.size();
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j) {
-        if (i == j || (n > 256 && j != (i + 1) % n && j != 0)) continue;
-        std::vector<sg4::Link*> links;
-        double latency = 0;
-        hosts[i]->route_to(hosts[j], links, &latency);
-        if (links.empty()) return 1;
-      }
-    return 0;
+    return all_checked_pairs(hosts.size(), [&](size_t i, size_t j) { return !route(hosts[i], hosts[j]).empty(); }) ? 0 : 1;
   });
   if (pid < 0) return true;  // cannot check: let the simulation report it
   const int status = util::wait_for(pid);
@@ -96,7 +105,9 @@ double declared_hosts(const std::string& text) {
 
 class SimgridXml final : public Topology {
  public:
-  explicit SimgridXml(std::string file) : file_(std::move(file)) {}
+  /// `one_link_routes`: the ns-3 model of SimGrid 3.32 runs one-link routes only (docs/topologies.md); other
+  /// routes gave nonsense times (a 1 KiB all-reduce took 3 s on a two-cabinet platform).
+  SimgridXml(std::string file, bool one_link_routes) : file_(std::move(file)), one_link_routes_(one_link_routes) {}
 
   ClusterPlatform build(const scenario::Cluster& c, const scenario::Hardware&, int, const std::vector<bool>&) const override {
     auto* engine = sg4::Engine::get_instance();
@@ -122,6 +133,15 @@ class SimgridXml final : public Topology {
     if (!routes_complete(out.hosts))
       throw ScenarioError("/cluster/topology/file", file_ + " has no route between some of its first " +
                                                         std::to_string(need) + " hosts (every pair of ranks needs one)");
+    if (one_link_routes_)
+      all_checked_pairs(need, [&](size_t i, size_t j) {
+        const size_t links = route(out.hosts[i], out.hosts[j]).size();
+        if (links == 1) return true;
+        throw ScenarioError("/network/model", "the ns-3 packet-level model runs only one-link routes (Debian's SimGrid "
+                                              "3.32); the route from " + out.hosts[i]->get_name() + " to " +
+                                              out.hosts[j]->get_name() + " has " + std::to_string(links) +
+                                              " links: use CM02, LV08 or IB");
+      });
     out.switches.assign(c.nodes, nullptr);
     out.link_statistics = false;
     return out;
@@ -131,6 +151,7 @@ class SimgridXml final : public Topology {
 
  private:
   std::string file_;
+  bool one_link_routes_;
 };
 
 const scenario::FieldList kParams = {
@@ -158,7 +179,7 @@ LLMSIM_REGISTER(Topology, "simgrid-xml", "any SimGrid platform file; its hosts i
                                         file.string() + " declares " + std::to_string(static_cast<long long>(hosts)) +
                                             " hosts (its <host> elements and <cluster> radicals); at most " +
                                             std::to_string(static_cast<long long>(limits::kMaxGpus)));
-                  return std::make_unique<SimgridXml>(file.string());
+                  return std::make_unique<SimgridXml>(file.string(), s.network.model == "ns-3");
                 });
 
 }  // namespace
