@@ -7,8 +7,8 @@ at time 0) on one replica of the row's tp with serving.engine tensorrt-llm-0.17 
 KV of input + output reserved at admission, 95% of the free memory for the KV cache). Requests per row: WAVES times
 the requests whose whole KV fits at once (at least 64), so every row runs WAVES full batches.
 
-Fitted once per GPU, never per row: hardware.calibration.serving_matmul_efficiency and serving_memory_efficiency
-(grid search) and, at each grid point, the engine's step_overhead_us, sequence_overhead_us, collective_hop_us and
+Fitted once per GPU, never per row: hardware.calibration.serving_matmul_efficiency, serving_memory_efficiency and
+serving_matmul_half_dim (the GEMM efficiency curve's half dimension; grid search) and, at each grid point, the engine's step_overhead_us, sequence_overhead_us, collective_hop_us and
 moe_multiplier by non-negative least squares of the relative time error. The schedule of an offline run does not
 depend on time, so each row is simulated once per grid point with the engine costs at 0 (a MoE row once more with
 moe_multiplier 0.5, which gives its MoE kernels' time K_moe) and its time with costs is makespan + steps * step +
@@ -80,7 +80,8 @@ def requests_of(row, gpu, waves):
 def measure(row, gpu, requests, eff):
     """(kernel-only makespan [s], steps, sequences over the steps, collective hops, K_moe [s], output tokens)."""
     overrides = {f"serving.engine.{k}": 0 for k in COSTS}
-    overrides.update({f"hardware.calibration.serving_{k}_efficiency": v for k, v in eff.items()})
+    overrides.update({f"hardware.calibration.serving_{k}_efficiency": eff[k] for k in ("matmul", "memory")})
+    overrides["hardware.calibration.serving_matmul_half_dim"] = eff["half_dim"]
     s = run(row, gpu, requests, overrides)
     moe = 0.0
     if row["model"] in MOE:
@@ -160,10 +161,11 @@ def evaluate(table, gpu, reqs, eff, pool, hop=None):
 
 def search(table, gpu, reqs, pool, grid, hop=None):
     best = None
-    for mm, mem in grid:
-        eff = {"matmul": round(mm, 4), "memory": round(mem, 4)}
+    for mm, mem, half in grid:
+        eff = {"matmul": round(mm, 4), "memory": round(mem, 4), "half_dim": half}
         mean, worst, x, sims, e = evaluate(table, gpu, reqs, eff, pool, hop)
-        print(f"  matmul {eff['matmul']:.3f} memory {eff['memory']:.3f}: mean {100 * mean:.2f}% max {100 * worst:.2f}%"
+        print(f"  matmul {eff['matmul']:.3f} memory {eff['memory']:.3f} half_dim {half}: mean {100 * mean:.2f}% "
+              f"max {100 * worst:.2f}%"
               f"  costs {[round(v * 1e6, 2) for v in x[:3]]} us, moe_multiplier {1 / (1 + x[3]):.3f}", flush=True)
         if best is None or mean + 0.25 * worst < best[0]:
             best = (mean + 0.25 * worst, eff, x, sims, e, mean, worst)
@@ -175,6 +177,7 @@ def write(gpu, eff, x):
     cfg = json.load(open(path))
     cfg["calibration"]["serving_matmul_efficiency"] = eff["matmul"]
     cfg["calibration"]["serving_memory_efficiency"] = eff["memory"]
+    cfg["calibration"]["serving_matmul_half_dim"] = eff["half_dim"]
     with open(path, "w") as f:
         json.dump(cfg, f, indent=2)
         f.write("\n")
@@ -195,7 +198,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--write", action="store_true", help="write the fit into the hardware and engine presets")
     ap.add_argument("--table", action="store_true", help="only print every row at the presets' current values")
-    ap.add_argument("--at", help="only fit the engine costs at MATMUL,MEMORY efficiencies and print every row")
+    ap.add_argument("--at", help="only fit the engine costs at MATMUL,MEMORY,HALF_DIM (efficiencies and the GEMM "
+                    "efficiency curve's half dimension) and print every row")
     ap.add_argument("--hop-us", type=float, help="hold collective_hop_us at this measured value (fit the others)")
     args = ap.parse_args()
     hop = args.hop_us * 1e-6 if args.hop_us is not None else None
@@ -207,17 +211,20 @@ def main():
             published = [float(r["output_tokens_per_s"]) for r in table]
             mean, worst, e = errors(sims, published)
         elif args.at:
-            mm, mem = (float(v) for v in args.at.split(","))
-            mean, worst, x, sims, e = evaluate(table, args.gpu, reqs, {"matmul": mm, "memory": mem}, pool, hop)
+            mm, mem, half = (float(v) for v in args.at.split(","))
+            eff = {"matmul": mm, "memory": mem, "half_dim": half}
+            mean, worst, x, sims, e = evaluate(table, args.gpu, reqs, eff, pool, hop)
             print("costs " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +
                   f", moe_multiplier {1 / (1 + x[3]):.4f}")
             if args.write:
-                write(args.gpu, {"matmul": mm, "memory": mem}, x)
+                write(args.gpu, eff, x)
         else:
-            grid = [(mm / 100, mem / 100) for mm in range(60, 81, 10) for mem in range(80, 91, 5)]
+            grid = [(mm / 100, mem / 100, half) for mm in range(50, 71, 5) for mem in range(85, 91, 5)
+                    for half in (16, 32, 66, 128)]
             _, eff, x, sims, e, mean, worst = search(table, args.gpu, reqs, pool, grid, hop)
             print(f"{PRESETS[args.gpu]}: serving_matmul_efficiency {eff['matmul']}, serving_memory_efficiency "
-                  f"{eff['memory']}, " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +
+                  f"{eff['memory']}, serving_matmul_half_dim {eff['half_dim']}, " +
+                  ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +
                   f", moe_multiplier {1 / (1 + x[3]):.4f}")
             if args.write:
                 write(args.gpu, eff, x)

@@ -62,6 +62,16 @@ int run_command(const RunOptions& o) {
 }
 
 namespace {
+/// `f()`; an error it raises (about a file) is re-raised at the command-line `option`, naming the file.
+template <class F>
+auto at_option(const std::string& option, F f) {
+  try {
+    return f();
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(option, e.what());
+  }
+}
+
 /// "TOKENS" or "TOKENSxPROMPTS" (positive integers, at most 2^24 tokens and 2^16 prompts).
 std::pair<int, int> prefill_batch(const std::string& text) {
   const auto bad = [&]() {
@@ -145,25 +155,15 @@ int bench_command(const BenchCliOptions& o) {
     const auto dir = csv.parent_path().empty() ? std::filesystem::path(".") : csv.parent_path();
     if (std::filesystem::is_directory(csv) || !std::filesystem::is_directory(dir))
       throw ScenarioError("--csv", o.csv + " is a directory or its folder does not exist");
-    // The table replaces a regular file only (through a link: its target), never a device, a FIFO or the scenario.
-    if (std::filesystem::exists(csv) && (!std::filesystem::is_regular_file(csv) ||
-                                         std::filesystem::equivalent(csv, o.scenario.scenario)))
-      throw ScenarioError("--csv", o.csv + " exists and is not a file the table may replace (a device, a FIFO or the "
-                                   "scenario itself)");
+    // The table replaces a regular file only (report::replaced_file), never the scenario.
+    const auto replaced = at_option("--csv", [&] { return report::replaced_file(o.csv); });
+    if (std::filesystem::exists(replaced) && std::filesystem::equivalent(replaced, o.scenario.scenario))
+      throw ScenarioError("--csv", o.csv + " is the scenario itself");
   }
   const auto rows = bench::bench_collective(s, b);
   std::cout << bench::bench_table(rows, b, b.ranks > 0 ? b.ranks : s.cluster.total_gpus());
   if (!o.csv.empty()) {
-    try {
-      std::filesystem::path target = o.csv;  // a link is written through (its target), not replaced
-      if (std::filesystem::is_symlink(target)) {
-        const auto to = std::filesystem::read_symlink(target);
-        target = to.is_absolute() ? to : target.parent_path() / to;
-      }
-      report::write_atomically(target.string(), bench::bench_csv(rows));
-    } catch (const std::exception& e) {
-      throw ScenarioError("--csv", e.what());
-    }
+    at_option("--csv", [&] { report::write_atomically(o.csv, bench::bench_csv(rows)); });
   }
   return 0;
 }

@@ -63,15 +63,8 @@ Baseline read_baseline(const std::string& path) {
 void write_baseline(const std::string& path, const Baseline& b) {
   json j = {{"llmsim_version", b.llmsim_version}, {"tolerance", b.tolerance}, {"scenarios", json::object()}};
   for (const auto& [name, metrics] : b.scenarios) j["scenarios"][name] = metrics;
-  // An existing baseline is replaced only if it is a regular file (through a symbolic link: its target, the
-  // link kept); a device, a FIFO or a directory is an error, not something to overwrite.
-  std::string target = path;
-  if (fs::exists(path)) {
-    target = fs::canonical(path).string();
-    util::check_input_file(target, "--baseline " + path, limits::kMaxJsonFileBytes);
-  }
-  try {
-    report::write_atomically(target, j.dump(2) + "\n");
+  try {  // a regular file only, through a link its target (report::replaced_file)
+    report::write_atomically(path, j.dump(2) + "\n");
   } catch (const ScenarioError& e) {
     throw ScenarioError("--baseline " + path, "cannot write the baseline file (" + std::string(e.what()) + ")");
   }

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "llmsim/util/error.hpp"
+#include "llmsim/util/input_file.hpp"
 
 namespace llmsim::report {
 
@@ -105,7 +106,21 @@ void write_stream(const std::string& file, const std::function<void(std::ostream
   if (!out) throw ScenarioError(file, std::string("cannot write (") + std::strerror(errno) + ")");
 }
 
-void write_atomically(const std::string& file, const std::string& text) {
+std::string replaced_file(const std::string& file) {
+  if (const auto kind = util::non_regular_kind(file); !kind.empty())
+    throw ScenarioError(file, "is " + kind + ", not a regular file to replace");
+  fs::path p = file;  // a dangling link too: writing creates its target
+  std::error_code ec;
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const auto to = fs::read_symlink(p, ec);
+    if (ec || hops == 40) throw ScenarioError(file, "cannot follow the link (" + (ec ? ec.message() : "a loop") + ")");
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p.string();
+}
+
+void write_atomically(const std::string& link_or_file, const std::string& text) {
+  const std::string file = replaced_file(link_or_file);
   const std::string tmp = file + ".tmp-" + std::to_string(::getpid());
   const util::RemoveOnInterrupt partial(tmp);
   std::error_code ec;

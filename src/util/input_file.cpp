@@ -48,6 +48,11 @@ void check_input_file(const std::string& file, const std::string& where, double 
                                    size_text(max_bytes) + " an input file of this kind may have");
 }
 
+std::string non_regular_kind(const std::string& file) {
+  struct stat st {};
+  return ::stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode) ? kind_of(st.st_mode) : "";
+}
+
 std::string read_input_file(const std::string& file, const std::string& where, double max_bytes) {
   check_input_file(file, where, max_bytes);
   std::ifstream in(file, std::ios::binary);

@@ -284,11 +284,14 @@ TEST_F(Hardening, BenchCsvReplacesOnlyARegularFileAndWritesThroughALink) {
   // It replaced /dev/full, FIFOs and symbolic links with a regular file, and the scenario itself (a probe).
   const std::string bench = "bench-collective '" + source("scenarios/default.json") + "' --min 1K --max 2K --csv ";
   ASSERT_EQ(::mkfifo((dir_ / "fifo.csv").c_str(), 0600), 0);
-  expect_input_error(run(bench + "fifo.csv"), "--csv: fifo.csv exists and is not a file the table may replace");
+  expect_input_error(run(bench + "fifo.csv"), "--csv: fifo.csv: is a FIFO, not a regular file to replace");
   EXPECT_TRUE(fs::is_fifo(dir_ / "fifo.csv"));
   fs::copy_file(source("scenarios/default.json"), dir_ / "scenario.json");
   expect_input_error(run("bench-collective scenario.json --min 1K --max 2K --csv scenario.json"),
-                     "--csv: scenario.json exists and is not a file the table may replace");
+                     "--csv: scenario.json is the scenario itself");
+  fs::create_symlink("scenario.json", dir_ / "to-scenario.csv");  // nor through a link
+  expect_input_error(run("bench-collective scenario.json --min 1K --max 2K --csv to-scenario.csv"),
+                     "--csv: to-scenario.csv is the scenario itself");
   fs::create_symlink("target.csv", dir_ / "link.csv");  // dangling until written through
   ASSERT_EQ(run(bench + "link.csv").code, 0);
   EXPECT_TRUE(fs::is_symlink(dir_ / "link.csv"));

@@ -239,7 +239,12 @@ TEST_F(Regress, UpdateReplacesOnlyARegularFileAndWritesThroughALink) {
   const std::string good = read_file(dir_ / "base.json");
   ASSERT_EQ(::mkfifo((dir_ / "fifo.json").c_str(), 0600), 0);
   expect_input_error(run("regress suite --baseline fifo.json --update-baseline"),
-                     "--baseline fifo.json: " + (dir_ / "fifo.json").string() + " is a FIFO (expected a regular file)");
+                     "--baseline fifo.json: cannot write the baseline file (fifo.json: is a FIFO, not a regular file "
+                     "to replace)");
+  fs::create_directory(dir_ / "folder.json");
+  expect_input_error(run("regress suite --baseline folder.json --update-baseline"),
+                     "--baseline folder.json: cannot write the baseline file (folder.json: is a directory, not a "
+                     "regular file to replace)");
   EXPECT_TRUE(fs::is_fifo(dir_ / "fifo.json"));
   fs::create_symlink("base.json", dir_ / "link.json");
   const auto r = run("regress suite --baseline link.json --update-baseline");

@@ -40,8 +40,13 @@ class OutputDir {
 void write_text(const std::string& file, const std::string& text);
 /// Writes `file` as `write` produces it (no copy of the whole text in memory); ScenarioError as write_text.
 void write_stream(const std::string& file, const std::function<void(std::ostream&)>& write);
-/// Writes `text` to `file` through a temporary sibling and a rename: readers never see half a file, and a failure
-/// (a full disk) or an interrupt leaves `file` as it was and no temporary behind. ScenarioError as write_text.
+/// The file that writing `file` replaces: `file`, or through a symbolic link its final target (the link is kept).
+/// ScenarioError at `file` if it exists and is not a regular file: a device, a FIFO or a directory is an error,
+/// never something to overwrite.
+std::string replaced_file(const std::string& file);
+/// Writes `text` to replaced_file(`file`) through a temporary sibling and a rename: readers never see half a file,
+/// and a failure (a full disk) or an interrupt leaves the file as it was and no temporary behind. ScenarioError as
+/// write_text and replaced_file.
 void write_atomically(const std::string& file, const std::string& text);
 
 }  // namespace llmsim::report

@@ -11,6 +11,10 @@ namespace llmsim::util {
 /// "... is 3.2 GiB, more than the 1 GiB an input file may have", "file name too long".
 void check_input_file(const std::string& file, const std::string& where, double max_bytes);
 
+/// What `file` (through links) is when it exists and is not a regular file ("a FIFO", "a directory", "a character
+/// device", ...); "" when it is a regular file or does not exist.
+std::string non_regular_kind(const std::string& file);
+
 /// check_input_file, then the whole file as a string.
 std::string read_input_file(const std::string& file, const std::string& where, double max_bytes);
 
