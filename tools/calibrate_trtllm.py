@@ -80,6 +80,7 @@ def requests_of(row, gpu, waves):
 def measure(row, gpu, requests, eff):
     """(kernel-only makespan [s], steps, sequences over the steps, collective hops, K_moe [s], output tokens)."""
     overrides = {f"serving.engine.{k}": 0 for k in COSTS}
+    overrides["serving.engine.moe_multiplier"] = 1  # the preset's own would hide in the kernel-only makespan
     overrides.update({f"hardware.calibration.serving_{k}_efficiency": eff[k] for k in ("matmul", "memory")})
     overrides["hardware.calibration.serving_matmul_half_dim"] = eff["half_dim"]
     s = run(row, gpu, requests, overrides)

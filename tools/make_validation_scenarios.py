@@ -77,8 +77,8 @@ def bridge_cluster(system, gpus):
 # Rows llmsim cannot express as run, with the reason (settings from the Megatron-Bridge r0.2.0 performance configs)
 BRIDGE_LEFT_OUT = {
     "DeepSeekV3 (w/ MTP)": "multi-token prediction is not modelled",
-    "DeepSeekV3 (w/o MTP)": "multi-head latent attention and Megatron's pipeline layout string (Et*3|(t*4|)*14ttL) are "
-                            "not modelled",
+    "DeepSeekV3 (w/o MTP)": "multi-head latent attention is not modelled (the recipe's pipeline layout, "
+                            "Et*3|(t*4|)*14ttL, is: parallelism.pipeline_layout)",
     "DeepSeekV3": "multi-head latent attention is not modelled",
     "LLAMA3_70B FSDP": "the recipe offloads 20 (GB300) / 40 (GB200) layers' activations to host memory "
                        "(cpu_offloading_num_layers), which llmsim does not model per layer: without it they need 365 GB",
@@ -121,10 +121,6 @@ def bridge_row(row, release_in_name=False):
         name = f"r{row['release']}-{name}"
     schedule = {"name": "interleaved-1f1b", "virtual_stages": vp} if vp > 1 else {"name": "1f1b"}
     split = "embedding-loss" if row["model"] in BRIDGE_EMBEDDING_LOSS_SPLIT else "even"
-    layers = json.load(open(os.path.join(ROOT, "configs", "models", model + ".json")))["layers"]
-    if split == "embedding-loss" and (layers + 2) // (pp * vp) < 2:
-        return None, (f"pp {pp} x vp {vp} = {pp * vp} chunks of {layers} layers + embedding + loss: a chunk of one slot "
-                      "(the embedding or the loss alone) is not modelled")
     training = {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
                 "precision": "bf16", "fp8": fp8, "zero_stage": 3 if fsdp > 1 else 1, "iterations": 1}
     graphs = BRIDGE_CUDA_GRAPHS.get((system, row["model"], row["precision"]), [])

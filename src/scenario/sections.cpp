@@ -237,6 +237,10 @@ FieldList parallelism_fields() {
                     "embedding and the loss each count as one layer, so the first and last chunk hold one transformer "
                     "layer fewer: Megatron-Core's account_for_embedding/loss_in_pipeline_split)")
           .with_default("even"),
+      text("pipeline_layout", "Megatron-Core's pipeline_model_parallel_layout: every model chunk's slots in order, "
+                              "E embedding, t transformer layer, L loss, '|' ends a chunk, x*n and (...)*n repeat "
+                              "(e.g. \"E|(t*2|)*63L\"); pp*virtual_stages chunks, every layer once; empty = "
+                              "pipeline_split and last_stage_layers decide"),
       Field::integer("ep", "expert-parallel size: the experts of a MoE layer are split over ep data-parallel replicas")
           .at_least(1).with_default(1),
       Field::choice("ep_dispatch", {"per-expert", "per-device"},

@@ -173,6 +173,10 @@ void fill_derived_defaults(json& raw) {
   if (pl["pipeline_split"] == "embedding-loss" && !is_auto(pl["last_stage_layers"]) && pl["last_stage_layers"] != even)
     throw ScenarioError("/parallelism/last_stage_layers", "pipeline_split embedding-loss sets every chunk's layers; "
                                                           "leave last_stage_layers auto (" + str(even) + ")");
+  if (!pl["pipeline_layout"].get<std::string>().empty() &&
+      (pl["pipeline_split"] != "even" || (!is_auto(pl["last_stage_layers"]) && pl["last_stage_layers"] != even)))
+    throw ScenarioError("/parallelism/pipeline_layout", "a layout sets every chunk's layers: leave pipeline_split "
+                                                        "even and last_stage_layers auto (" + str(even) + ")");
   derive(pl, "last_stage_layers", even);
   json& par = raw["parallelism"];
   if (is_auto(par["dp"])) {
@@ -299,7 +303,7 @@ Scenario to_typed(const json& raw) {
   const json& p = raw["parallelism"];
   s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],
                    p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"], p["overlap_p2p_comm"],
-                   p["cp_variant"], p["rank_order"], p["pipeline_split"]};
+                   p["cp_variant"], p["rank_order"], p["pipeline_split"], p["pipeline_layout"]};
 
   if (s.kind == "serving") {
     read_serving(raw["serving"], s.serving);
@@ -381,9 +385,11 @@ void check_serving(const Scenario& s) {
   if (s.parallelism.cp != 1 || s.parallelism.ep != 1 || s.parallelism.sequence_parallel)
     throw ScenarioError("/parallelism", "a serving replica is modelled with tp and pp only (cp 1, ep 1, no sequence "
                                         "parallelism)");
-  if (s.parallelism.tp_variant != "megatron" || s.parallelism.pipeline_split != "even")
+  if (s.parallelism.tp_variant != "megatron" || s.parallelism.pipeline_split != "even" ||
+      !s.parallelism.pipeline_layout.empty())
     throw ScenarioError("/parallelism", "a serving replica runs Megatron tp blocks over an even layer split "
-                                        "(tp_variant megatron, pipeline_split even): the others are training layouts");
+                                        "(tp_variant megatron, pipeline_split even, no pipeline_layout): the others are "
+                                        "training layouts");
   if (s.model.moe.shared_experts > 0 || s.model.moe.capacity_factor > 0)
     throw ScenarioError("/model/moe", "serving models routed experts split over tp only (shared_experts 0, "
                                       "capacity_factor 0: dropless)");

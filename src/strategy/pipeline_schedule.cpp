@@ -1,8 +1,10 @@
 #include "llmsim/strategy/pipeline_schedule.hpp"
-#include "llmsim/strategy/family.hpp"
 
 #include <algorithm>
+#include <numeric>
 
+#include "llmsim/strategy/family.hpp"
+#include "llmsim/strategy/pipeline_layout.hpp"
 #include "llmsim/util/error.hpp"
 
 namespace llmsim::strategy {
@@ -35,21 +37,48 @@ std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenari
 
 namespace {
 /// Megatron-Core's account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split: layers + 2
-/// split evenly over the chunks, the first chunk's share including the embedding, the last's the loss.
+/// split evenly over the chunks, the first chunk's share including the embedding, the last's the loss (a share
+/// of 1: the embedding or the loss alone).
 std::vector<int> embedding_loss_split(const scenario::Scenario& s, int chunks) {
   const int layers = s.model.layers, share = (layers + 2) / chunks;
   const std::string path = "/parallelism/pipeline_split";
-  if ((layers + 2) % chunks != 0 || share < 2) {
-    std::string fits;  // the chunk counts that would split: divisors of layers + 2 with shares of at least 2
-    for (int d = 1; d <= (layers + 2) / 2; ++d)
+  if ((layers + 2) % chunks != 0) {
+    std::string fits;  // the chunk counts that would split: divisors of layers + 2
+    for (int d = 1; d <= layers + 2; ++d)
       if ((layers + 2) % d == 0) fits += (fits.empty() ? "" : ", ") + std::to_string(d);
     throw ScenarioError(path, "embedding-loss needs layers + 2 = " + std::to_string(layers + 2) +
                                   " to split into pp*virtual_stages = " + std::to_string(chunks) +
-                                  " equal shares of at least 2 (pp*virtual_stages one of " + fits + ")");
+                                  " equal shares (pp*virtual_stages one of " + fits + ")");
   }
   std::vector<int> out(chunks, share);
   out.front() -= 1;
   out.back() -= 1;
+  return out;
+}
+
+/// parallelism.pipeline_layout's transformer layers per chunk, checked against the model and the schedule.
+std::vector<int> layout_split(const scenario::Scenario& s, int chunks) {
+  const std::string path = "/parallelism/pipeline_layout";
+  const auto layout = parse_pipeline_layout(s.parallelism.pipeline_layout, path);
+  const auto count = [](auto n) { return std::to_string(n); };
+  if (static_cast<int>(layout.size()) != chunks)
+    throw ScenarioError(path, count(layout.size()) + " chunks ('|' + 1), where pp * virtual_stages = " +
+                                  count(chunks) + " (the schedule's model chunks)");
+  if (!layout.front().embedding) throw ScenarioError(path, "must begin with E (the embedding)");
+  if (!layout.back().loss) throw ScenarioError(path, "must end with L (the loss), in the last chunk");
+  std::vector<int> out;
+  for (size_t j = 0; j < layout.size(); ++j) {
+    if (layout[j].mtp_layers > 0)
+      throw ScenarioError(path, "m: multi-token-prediction layers (DeepSeek-V3's MTP) are not modelled");
+    if (layout[j].layers == 0 && j > 0 && j + 1 < layout.size())
+      throw ScenarioError(path, "chunk " + count(j) + " holds no transformer layer: only the first (E) and the "
+                                    "last (L) chunk may hold none");
+    out.push_back(layout[j].layers);
+  }
+  const long total = std::accumulate(out.begin(), out.end(), 0L);
+  if (total != s.model.layers)
+    throw ScenarioError(path, count(total) + " transformer layers (t), where the model has " +
+                                  count(s.model.layers) + " (model.layers)");
   return out;
 }
 }  // namespace
@@ -57,11 +86,17 @@ std::vector<int> embedding_loss_split(const scenario::Scenario& s, int chunks) {
 std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
   const int pp = s.parallelism.pp, v = schedule.chunks_per_stage(), layers = s.model.layers;
   const std::string n = std::to_string(layers);
-  if (static_cast<long long>(pp) * v > layers)  // (so pp * v below fits an int)
+  if (static_cast<long long>(pp) * v > layers + 2LL)  // (so pp * v below fits an int)
     throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
                         "pp * virtual_stages = " + std::to_string(static_cast<long long>(pp) * v) +
-                            " model chunks is more than the " + n + " layers (each chunk holds at least one layer)");
+                            " model chunks is more than the " + n + " layers, the embedding and the loss");
+  if (!s.parallelism.pipeline_layout.empty()) return layout_split(s, pp * v);
   if (s.parallelism.pipeline_split == "embedding-loss") return embedding_loss_split(s, pp * v);
+  if (pp * v > layers)
+    throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
+                        "pp * virtual_stages = " + std::to_string(pp * v) + " model chunks is more than the " + n +
+                            " layers (each chunk holds at least one layer; the embedding and the loss may take "
+                            "a chunk each with pipeline_split embedding-loss or a pipeline_layout)");
   if (static_cast<long long>(s.parallelism.last_stage_layers) * pp == layers) {  // the even split (also what "auto" resolves to)
     if (layers % (pp * v) != 0)
       throw ScenarioError("/model/layers", n + " layers do not divide into pp*virtual_stages = " + std::to_string(pp * v) +

@@ -294,6 +294,14 @@ TEST(PipelineSplit, EmbeddingAndLossCountAsOneLayerEach) {
   EXPECT_EQ(layers.front(), 1);
   EXPECT_EQ(layers.back(), 1);
   EXPECT_EQ(std::count(layers.begin(), layers.end(), 2), 62);
+  // pp 8 x 16 chunks: one slot each, the embedding and the loss alone in the first and the last chunk (the
+  // GB200 Llama 3.1 405B MXFP8 recipe, pp 16 x vp 8).
+  const auto s128 = test::shipped(file, {"strategies.pipeline_schedule.virtual_stages=16"});
+  const auto one_slot = strategy::chunk_layers(s128, *strategy::make_pipeline_schedule(s128));
+  ASSERT_EQ(one_slot.size(), 128u);
+  EXPECT_EQ(one_slot.front(), 0);
+  EXPECT_EQ(one_slot.back(), 0);
+  EXPECT_EQ(std::count(one_slot.begin(), one_slot.end(), 1), 126);
   // 126 + 2 does not split into pp 8 x 3 chunks; an explicit last stage contradicts the split.
   EXPECT_EQ(test::error_of([&] { test::shipped(file, {"strategies.pipeline_schedule.virtual_stages=3"}); }).path(),
             "/parallelism/pipeline_split");

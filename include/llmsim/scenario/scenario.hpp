@@ -125,6 +125,8 @@ struct Parallelism {
   /// even | embedding-loss: the input embedding and the loss each count as one layer in the split
   /// (Megatron-Core's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split)
   std::string pipeline_split = "even";
+  /// Megatron-Core's pipeline_model_parallel_layout (strategy/pipeline_layout.hpp); empty: pipeline_split decides
+  std::string pipeline_layout;
   /// Ranks holding the same parameters: a gradient is reduced, and ZeRO shards, over dp * cp of them
   /// (Megatron-Core's data-parallel group with context parallelism).
   int dp_cp() const { return dp * cp; }
