@@ -77,9 +77,8 @@ def bridge_cluster(system, gpus):
 # Rows llmsim cannot express as run, with the reason (settings from the Megatron-Bridge r0.2.0 performance configs)
 BRIDGE_LEFT_OUT = {
     "DeepSeekV3 (w/ MTP)": "multi-token prediction is not modelled",
-    "DeepSeekV3 (w/o MTP)": "multi-head latent attention is not modelled (the recipe's pipeline layout, "
-                            "Et*3|(t*4|)*14ttL, is: parallelism.pipeline_layout)",
-    "DeepSeekV3": "multi-head latent attention is not modelled",
+    "DeepSeekV3": "multi-token prediction is not modelled (the 26.x recipes' layouts place an MTP layer, e.g. "
+                  "GB300's Et*4|(t*4|)*14tmL)",
     "LLAMA3_70B FSDP": "the recipe offloads 20 (GB300) / 40 (GB200) layers' activations to host memory "
                        "(cpu_offloading_num_layers), which llmsim does not model per layer: without it they need 365 GB",
 }
@@ -94,7 +93,20 @@ BRIDGE_CUDA_GRAPHS = {
     ("DGX-GB200", "Qwen3_235B_a22B", "BF16"): ["attn", "moe_router"],
     ("DGX-GB300", "Qwen3_235B_a22B", "BF16"): ["moe_router"],
     ("DGX-GB300", "GPT OSS 120B", "BF16"): ["attn", "moe_router"],
+    ("DGX-GB200", "DeepSeekV3 (w/o MTP)", "BF16"): ["moe_router"],
+    ("DGX-GB200", "DeepSeekV3 (w/o MTP)", "FP8-MX"): ["moe_router"],
+    ("DGX-GB300", "DeepSeekV3 (w/o MTP)", "BF16"): ["attn", "moe_router"],
+    ("DGX-GB300", "DeepSeekV3 (w/o MTP)", "FP8-MX"): ["attn", "moe_router"],
 }
+# Megatron-Core pipeline layouts of the recipes (parallelism.pipeline_layout), by (model, pp, vp): Megatron-Bridge
+# v0.2.0 src/megatron/bridge/recipes/deepseek/deepseek_v3.py, layout_map, with no MTP layer (the table's
+# "w/o MTP"). A DeepSeek-V3 row whose (pp, vp) the map lacks is left out: its layout was not published.
+BRIDGE_LAYOUTS = {("DeepSeekV3 (w/o MTP)", 4, 4): "Et*4|(t*4|)*14tL",
+                  ("DeepSeekV3 (w/o MTP)", 8, 2): "Et*4|(t*4|)*14tL",
+                  ("DeepSeekV3 (w/o MTP)", 16, 1): "Et*4|(t*4|)*14tL",
+                  ("DeepSeekV3 (w/o MTP)", 4, 2): "Et*8|(t*8|)*6t*5L",
+                  ("DeepSeekV3 (w/o MTP)", 8, 1): "Et*8|(t*8|)*6t*5L",
+                  ("DeepSeekV3 (w/o MTP)", 4, 1): "Et*16|t*16|t*16|t*13L"}
 # Recipes that set account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
 BRIDGE_EMBEDDING_LOSS_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 
@@ -121,6 +133,10 @@ def bridge_row(row, release_in_name=False):
         name = f"r{row['release']}-{name}"
     schedule = {"name": "interleaved-1f1b", "virtual_stages": vp} if vp > 1 else {"name": "1f1b"}
     split = "embedding-loss" if row["model"] in BRIDGE_EMBEDDING_LOSS_SPLIT else "even"
+    layout = BRIDGE_LAYOUTS.get((row["model"], pp, vp), "")
+    if row["model"].startswith("DeepSeekV3") and not layout:
+        return None, (f"the recipe's pipeline layout for pp {pp} x vp {vp} is not in Megatron-Bridge v0.2.0's "
+                      "DeepSeek-V3 layout map (61 layers do not split evenly)")
     training = {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
                 "precision": "bf16", "fp8": fp8, "zero_stage": 3 if fsdp > 1 else 1, "iterations": 1}
     graphs = BRIDGE_CUDA_GRAPHS.get((system, row["model"], row["precision"]), [])
@@ -135,7 +151,8 @@ def bridge_row(row, release_in_name=False):
         "software": "megatron-bridge-25.11",
         "cluster": bridge_cluster(system, gpus),
         "model": model,
-        "parallelism": {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "pipeline_split": split},
+        "parallelism": dict({"tp": tp, "pp": pp, "cp": cp, "ep": ep, "pipeline_split": split},
+                            **({"pipeline_layout": layout} if layout else {})),
         "training": training,
         "strategies": {"pipeline_schedule": schedule},
         "output": {"trace": False},

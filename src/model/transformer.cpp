@@ -26,6 +26,14 @@ LayerShape LayerShape::from(const scenario::Scenario& sc) {
   x.a = sc.model.heads;
   x.kv = sc.model.kv_heads;
   x.d = sc.model.head_dim;
+  if (sc.model.mla.enabled()) {
+    const auto& mla = sc.model.mla;
+    x.d += mla.qk_rope_head_dim;
+    x.dv = mla.v_head_dim;
+    x.q_lora = mla.q_lora_rank;
+    x.kv_lora = mla.kv_lora_rank;
+    x.rope = mla.qk_rope_head_dim;
+  }
   x.f = sc.model.ffn_hidden;
   x.t = sc.parallelism.tp;
   x.vocab = sc.model.vocab;
@@ -66,12 +74,34 @@ struct LayerDims {
 std::vector<Kernel> unfused_attention_core(const LayerShape& x);
 }  // namespace
 
+namespace {
+/// MLA's projections (DeepSeek-V2 Sec. 2.1; Megatron-Core MLASelfAttention): the down-projections to the query
+/// and key/value latents (with the key's shared RoPE part) are replicated on every tp rank, each latent is
+/// normalised, and the column-parallel up-projections give this rank's heads their query (d wide) and key and
+/// value (d - rope and dv wide); RoPE rotates the query's and the key's rope parts.
+std::vector<Kernel> mla_projections(const LayerShape& x, const LayerDims& y) {
+  std::vector<Kernel> out;
+  if (x.q_lora > 0) {
+    out = linear("q_down", x, y.T, x.q_lora, x.h);
+    out.push_back(elementwise("q_norm", Category::Elementwise, 2 * y.e * y.T * x.q_lora));
+    out = concat(out, linear("q_up", x, y.T, y.heads * y.d, x.q_lora));
+  } else {
+    out = linear("q_proj", x, y.T, y.heads * y.d, x.h);
+  }
+  out = concat(out, linear("kv_down", x, y.T, x.kv_lora + x.rope, x.h));
+  out.push_back(elementwise("kv_norm", Category::Elementwise, 2 * y.e * y.T * x.kv_lora));
+  out = concat(out, linear("kv_up", x, y.T, y.heads * (y.d - x.rope + x.value_dim()), x.kv_lora));
+  out.push_back(elementwise("mla_rope", Category::Elementwise, 2 * y.e * y.T * (y.heads + 1) * x.rope));
+  return out;
+}
+}  // namespace
+
 std::vector<Kernel> attention_forward(const LayerShape& x) {
   const LayerDims y(x);
   std::vector<Kernel> out = {elementwise("input_norm", Category::Elementwise, 2 * y.e * y.T * x.h / y.sp)};
-  out = concat(out, linear("qkv", x, y.T, (y.heads + 2 * y.kv_heads) * y.d, x.h));
+  out = concat(out, x.mla() ? mla_projections(x, y) : linear("qkv", x, y.T, (y.heads + 2 * y.kv_heads) * y.d, x.h));
   out = concat(out, x.fused_attention ? std::vector<Kernel>{fused_attention_forward(x)} : unfused_attention_core(x));
-  out = concat(out, linear("attn_proj", x, y.T, x.h, y.heads * y.d));
+  out = concat(out, linear("attn_proj", x, y.T, x.h, y.heads * x.value_dim()));
   out.push_back(dropout_add("attn_dropout_add", x));
   return out;
 }
@@ -83,7 +113,7 @@ std::vector<Kernel> unfused_attention_core(const LayerShape& x) {
   std::vector<Kernel> out = {gemm("attn_scores", Category::Attention, x.b * y.heads, x.s, x.s, y.d, x.precision),
                              elementwise("softmax", Category::Attention, 2 * y.e * scores)};
   if (x.dropout) out.push_back(elementwise("attn_dropout", Category::Attention, (2 * y.e + 1) * scores));
-  out.push_back(gemm("attn_over_v", Category::Attention, x.b * y.heads, x.s, y.d, x.s, x.precision));
+  out.push_back(gemm("attn_over_v", Category::Attention, x.b * y.heads, x.s, x.value_dim(), x.s, x.precision));
   return out;
 }
 }  // namespace
@@ -188,6 +218,14 @@ bool has_biases(const scenario::Model& m) { return m.norm == "layernorm"; }  // 
 
 double attention_params(const scenario::Model& m) {
   const double h = m.hidden, d = m.head_dim, q = m.heads * d, kv = 2.0 * m.kv_heads * d;
+  if (m.mla.enabled()) {  // the projections of mla_projections and the two latent norms' weights
+    const auto& a = m.mla;
+    const double qk = d + a.qk_rope_head_dim, v = a.v_head_dim, heads = m.heads;
+    const double q_lora = a.q_lora_rank;
+    const double query = q_lora > 0 ? h * q_lora + q_lora + q_lora * heads * qk : h * heads * qk;
+    return query + h * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank + a.kv_lora_rank * heads * (d + v) +
+           heads * v * h;
+  }
   return h * (q + kv) + q * h + (has_biases(m) ? q + kv + h : 0);
 }
 

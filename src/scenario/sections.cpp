@@ -196,6 +196,18 @@ FieldList moe_fields() {
           .at_least(0).with_default(0),
   };
 }
+FieldList mla_fields() {
+  return {
+      Field::integer("q_lora_rank", "query latent width (DeepSeek-V3 1536); 0 = queries projected directly")
+          .at_least(0).at_most(1048576).with_default(0),
+      Field::integer("kv_lora_rank", "key/value latent width shared by the heads (DeepSeek-V3 512); 0 = no MLA")
+          .at_least(0).at_most(1048576).with_default(0),
+      Field::integer("qk_rope_head_dim", "RoPE part of each query and key head, beside head_dim (DeepSeek-V3 64)")
+          .at_least(0).at_most(limits::kMaxHeadDim).with_default(0),
+      Field::integer("v_head_dim", "value width of each head; auto = head_dim").at_least(1)
+          .at_most(limits::kMaxHeadDim).or_auto().with_default("auto"),
+  };
+}
 }  // namespace
 
 FieldList model_fields() {
@@ -221,6 +233,8 @@ FieldList model_fields() {
       Field::boolean("tied_embeddings", "input embedding shared with the output layer").with_default(true),
       Field::number("params_B", "billions", "published parameter count (informative)").at_least(0).with_default(0),
       Field::object("moe", moe_fields(), "Mixture-of-Experts FFN layers (absent: dense)").with_default(EmptyObject{}),
+      Field::object("mla", mla_fields(), "multi-head latent attention (DeepSeek-V2/V3; absent: multi-head or "
+                                         "grouped-query attention)").with_default(EmptyObject{}),
   };
 }
 
@@ -238,8 +252,8 @@ FieldList parallelism_fields() {
                     "layer fewer: Megatron-Core's account_for_embedding/loss_in_pipeline_split)")
           .with_default("even"),
       text("pipeline_layout", "Megatron-Core's pipeline_model_parallel_layout: every model chunk's slots in order, "
-                              "E embedding, t transformer layer, L loss, '|' ends a chunk, x*n and (...)*n repeat "
-                              "(e.g. \"E|(t*2|)*63L\"); pp*virtual_stages chunks, every layer once; empty = "
+                              "E embedding, t transformer layer, L loss, a vertical bar ends a chunk, x*n and "
+                              "(...)*n repeat (docs/pipeline.md); pp*virtual_stages chunks, every layer once; empty = "
                               "pipeline_split and last_stage_layers decide"),
       Field::integer("ep", "expert-parallel size: the experts of a MoE layer are split over ep data-parallel replicas")
           .at_least(1).with_default(1),

@@ -23,6 +23,24 @@ void derive(json& section, const char* key, const json& value) {
 
 std::string str(long long v) { return std::to_string(v); }
 
+/// model.mla: the latent fields need kv_lora_rank (MLA itself), and MLA gives every head its own key and value.
+void check_mla(const json& m) {
+  const json& mla = m["mla"];
+  if (mla["kv_lora_rank"] == 0) {
+    for (const char* key : {"q_lora_rank", "qk_rope_head_dim"})
+      if (mla[key] != 0)
+        throw ScenarioError(std::string("/model/mla/") + key, "needs model.mla.kv_lora_rank > 0 (without it the "
+                                                              "model has no latent attention)");
+    if (mla["v_head_dim"] != m["head_dim"])
+      throw ScenarioError("/model/mla/v_head_dim", "needs model.mla.kv_lora_rank > 0 (without latent attention a "
+                                                   "head's value is head_dim wide)");
+    return;
+  }
+  if (m["kv_heads"] != m["heads"])
+    throw ScenarioError("/model/kv_heads", "multi-head latent attention gives every head its own key and value: "
+                                           "kv_heads must equal heads (" + str(m["heads"].get<long long>()) + ")");
+}
+
 /// {"name": n, <params>} of family `fam` -> the name and the typed parameters of that member.
 StrategyChoice choice_of(const json& v, const Family& fam) {
   StrategyChoice c;
@@ -161,6 +179,8 @@ void fill_derived_defaults(json& raw) {
                                             " is a head dimension above " + str(limits::kMaxHeadDim) +
                                             " (raise heads or give model.head_dim)");
   derive(m, "head_dim", hidden / heads);
+  derive(m["mla"], "v_head_dim", m["head_dim"]);
+  check_mla(m);
   derive(m, "ffn_hidden", 4 * m["hidden"].get<long long>());
   derive(m["moe"], "expert_ffn_hidden", m["ffn_hidden"]);
   if (raw.contains("training")) derive(raw["training"], "seq_len", m["max_seq_len"]);
@@ -299,6 +319,8 @@ Scenario to_typed(const json& raw) {
   const json& moe = m["moe"];
   md.moe = {moe["experts"], moe["top_k"], moe["shared_experts"], moe["expert_ffn_hidden"], moe["first_dense_layers"],
             moe["layer_interval"], moe["capacity_factor"]};
+  const json& mla = m["mla"];
+  md.mla = {mla["q_lora_rank"], mla["kv_lora_rank"], mla["qk_rope_head_dim"], mla["v_head_dim"]};
 
   const json& p = raw["parallelism"];
   s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],
@@ -385,6 +407,10 @@ void check_serving(const Scenario& s) {
   if (s.parallelism.cp != 1 || s.parallelism.ep != 1 || s.parallelism.sequence_parallel)
     throw ScenarioError("/parallelism", "a serving replica is modelled with tp and pp only (cp 1, ep 1, no sequence "
                                         "parallelism)");
+  if (s.model.mla.enabled())
+    throw ScenarioError("/model/mla", "serving models multi-head and grouped-query attention; multi-head latent "
+                                      "attention (its latent KV cache and absorbed decode kernels) is not modelled "
+                                      "for serving yet");
   if (s.parallelism.tp_variant != "megatron" || s.parallelism.pipeline_split != "even" ||
       !s.parallelism.pipeline_layout.empty())
     throw ScenarioError("/parallelism", "a serving replica runs Megatron tp blocks over an even layer split "

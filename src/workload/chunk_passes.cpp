@@ -1,6 +1,7 @@
 #include "llmsim/workload/chunk_passes.hpp"
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "llmsim/collectives/ring.hpp"
@@ -18,13 +19,14 @@ using model::concat;
 using model::Kernel;
 using Kernels = std::vector<Kernel>;
 
-/// The column-parallel GEMMs of `forward` (QKV, FFN up, expert and shared-expert up, logits): their wgrad can
-/// hide the input-gradient AR.
+/// The GEMMs of `forward` that read the unit's (tp-gathered) input: QKV (MLA: the query and key/value down- or
+/// direct projections), FFN up, expert and shared-expert up, logits; their wgrad can hide the input-gradient AR.
 Kernels column_parallel(const Kernels& forward) {
+  static const std::set<std::string> input_side = {"qkv",       "q_down",    "q_proj", "kv_down",
+                                                   "ffn_up",    "expert_up", "shared_up", "logits"};
   Kernels out;
   for (const auto& k : forward)
-    if (k.name == "qkv" || k.name == "ffn_up" || k.name == "expert_up" || k.name == "shared_up" || k.name == "logits")
-      out.push_back(k);
+    if (input_side.count(k.name)) out.push_back(k);
   return out;
 }
 

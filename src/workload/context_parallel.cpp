@@ -23,12 +23,12 @@ std::vector<ExchangeKind> exchange_kinds(const scenario::Scenario& s) {
   std::vector<ExchangeKind> out(static_cast<int>(CpExchange::Count), {"", Kind::AllGather, Algorithm::Ring, 0});
   auto set = [&](CpExchange c, ExchangeKind k) { out[static_cast<int>(c)] = k; };
   if (!x.ulysses) {
-    const double kv_chunk = 2 * tokens * kv * x.d * e;  // K and V of this rank's chunk
+    const double kv_chunk = tokens * kv * (x.d + x.value_dim()) * e;  // K and V of this rank's chunk
     set(CpExchange::RingForward, {"cp ring kv", Kind::AllGather, Algorithm::Ring, x.cp * kv_chunk});
     set(CpExchange::RingBackward, {"cp ring kv+dkv", Kind::AllGather, Algorithm::Ring, 2 * x.cp * kv_chunk});
     return out;
   }
-  const double qkv = tokens * (heads + 2 * kv) * x.d * e, o = tokens * heads * x.d * e;
+  const double qkv = tokens * (heads * x.d + kv * (x.d + x.value_dim())) * e, o = tokens * heads * x.value_dim() * e;
   set(CpExchange::UlyssesIn, {"cp ulysses qkv", Kind::AllToAll, Algorithm::Direct, qkv});
   set(CpExchange::UlyssesOut, {"cp ulysses out", Kind::AllToAll, Algorithm::Direct, o});
   set(CpExchange::UlyssesOutGrad, {"cp ulysses out grad", Kind::AllToAll, Algorithm::Direct, o});

@@ -14,15 +14,20 @@ double local_sbh(const scenario::Scenario& s) { return local_seq(s) * s.training
 /// Korthikanti's coefficients count 2 bytes per kept activation element; an fp32 or tf32 run keeps 4.
 double element_scale(const scenario::Scenario& s) { return model::LayerShape::from(s).bytes_per_element() / 2; }
 
-/// The model's shape as multiples of h: the attention output width a d / h (1 when head_dim is auto), the key
-/// and value width per rank, the FFN width f / h, and the FFN intermediates kept per f-wide element (GeLU: its
-/// input and output, 2 + 2 bytes; SwiGLU: gate and up outputs and their product, 2 + 2 + 2 bytes).
+/// The model's shape as multiples of h: the query and attention output width a (d + dv) / 2h (1 when head_dim is
+/// auto and there is no MLA), the key and value width per rank (kv/t) t (d + dv) / 2h, the FFN width f / h, the FFN
+/// intermediates kept per f-wide element (GeLU: its input and output, 2 + 2 bytes; SwiGLU: gate and up outputs
+/// and their product, 2 + 2 + 2 bytes), and MLA's latents, which every tp rank keeps whole: the query latent and
+/// its norm output, the key/value latent with the key's RoPE part and its norm output, (2 q_lora + 2 kv_lora +
+/// rope) / h.
 struct Widths {
-  double attention, kv, ffn, ffn_kept;
+  double attention, kv, ffn, ffn_kept, latents;
 };
 Widths widths(const scenario::Scenario& s) {
   const auto x = model::LayerShape::from(s);
-  return {x.a * x.d / x.h, x.kv_heads_per_rank() * x.t * x.d / x.h, x.f / x.h, x.swiglu ? 6.0 : 4.0};
+  const double qk_v = (x.d + x.value_dim()) / 2;
+  return {x.a * qk_v / x.h, x.kv_heads_per_rank() * x.t * qk_v / x.h, x.f / x.h, x.swiglu ? 6.0 : 4.0,
+          (2 * x.q_lora + 2 * x.kv_lora + x.rope) / x.h};
 }
 
 /// Bytes an FP8 recipe saves per layer: the inputs of its GEMMs kept in FP8 instead of 2 bytes.
@@ -53,7 +58,7 @@ double layer_activation_bytes(const scenario::Scenario& s, const std::string& re
   const Widths w = widths(s);
   const double norm_side = 8 * k + 2 * mask;  // QKV and FC1 inputs, the two norms' inputs, the two dropout masks
   const double tp_side = k * (4 * w.attention + 4 * w.kv + w.ffn_kept * w.ffn);  // Q and projection input, K, V, FFN
-  const double base = sp ? (norm_side + tp_side) / t : norm_side + tp_side / t;
+  const double base = (sp ? (norm_side + tp_side) / t : norm_side + tp_side / t) + 2 * k * w.latents;
   const Fp8Saving fp8 = fp8_activation_saving(s);
   const double logsumexp = fused ? 4.0 * s.training.micro_batch * a * seq / t : 0;  // one fp32 per query row
   return sbh * (base + (recompute == "selective" || fused ? 0 : attention)) + logsumexp - fp8.attention - fp8.mlp;

@@ -120,3 +120,55 @@ TEST(UnevenStages, LastStageLayersMoveWorkAndMemoryButKeepTheFlops) {
   EXPECT_NE(odd.message().find("with last_stage_layers 12 (auto, layers / pp), the other 13"), std::string::npos)
       << odd.message();
 }
+
+TEST(MultiHeadLatentAttention, DeepSeekV3AttentionParamsFlopsAndBytes) {
+  // DeepSeek-V3 (arXiv 2412.19437 Sec. 4.2): q_down 7168x1536, q_up 1536x(128x192), kv_down 7168x(512+64),
+  // kv_up 512x(128x(128+128)), output 16384x7168, and the two latent norms' 1536 + 512 weights.
+  const auto s = test::shipped("scenarios/default.json", {"model=deepseek-v3", "hardware=H100-SXM5-80GB",
+                                                          "parallelism.tp=1",
+                                                          "parallelism.pp=1", "strategies.pipeline_schedule=1f1b",
+                                                          "training.seq_len=4096", "training.attention=\"flash\""});
+  const double gemm_weights = 11010048.0 + 37748736 + 4128768 + 16777216 + 117440512;
+  EXPECT_DOUBLE_EQ(model::attention_params(s.model), gemm_weights + 1536 + 512);
+  const auto x = model::LayerShape::from(s);
+  const auto unit = model::attention_forward(x);
+  double gemm_flops = 0, core_flops = 0;
+  for (const auto& k : unit) (k.is_gemm() ? gemm_flops : core_flops) += k.flops;
+  const double T = 4096;  // one sequence of 4096 tokens
+  EXPECT_DOUBLE_EQ(gemm_flops, 2 * T * gemm_weights);
+  // Fused causal core: Q.K^T over 192-wide heads and P.V over 128-wide values, half of the s x s square.
+  EXPECT_DOUBLE_EQ(core_flops, 0.5 * 2 * 128 * T * T * (192 + 128));
+  // With context parallelism too: keys 192 wide, values 128.
+  const auto ring = test::shipped("scenarios/default.json",
+                                  {"model=deepseek-v3", "hardware=H100-SXM5-80GB", "parallelism.tp=1",
+                                   "parallelism.pp=1", "parallelism.cp=2",
+                                   "strategies.pipeline_schedule=1f1b", "training.seq_len=4096",
+                                   "training.attention=\"flash\""});
+  EXPECT_DOUBLE_EQ(model::LayerShape::from(ring).value_dim(), 128);
+  EXPECT_DOUBLE_EQ(model::LayerShape::from(ring).d, 192);
+}
+
+TEST(MultiHeadLatentAttention, LatentFieldsNeedTheLatentAndServingRefusesIt) {
+  EXPECT_EQ(test::error_of([] { test::shipped("scenarios/default.json", {"model.mla.q_lora_rank=64"}); }).path(),
+            "/model/mla/q_lora_rank");
+  EXPECT_EQ(test::error_of([] {
+              test::shipped("scenarios/default.json", {"model=deepseek-v3", "model.kv_heads=8"});
+            }).path(),
+            "/model/kv_heads");
+  const std::string serving = "scenarios/serving/llama2-70b-a100-code.json";
+  EXPECT_EQ(test::error_of([&] { test::shipped(serving, {"model=deepseek-v3"}); }).path(),
+            "/model/mla");
+}
+
+TEST(MultiHeadLatentAttention, DeepSeekV3ModelFlopsPerTokenMatchMegatronBridge) {
+  // Megatron-Bridge 25.11 reports DeepSeek-V3 (w/o MTP) on 256 GB200 at 3139 tokens/s and 782 model TFLOP/s per
+  // GPU: 249.1 GFLOP per token (data/validation/megatron-bridge-25.11-blackwell.csv), its own FLOP formula for MLA,
+  // the dense and MoE layers and the head. llmsim's kernels, counted independently, must agree.
+  // (On one 64-GPU domain with a smaller batch: the FLOPs per token do not depend on either.)
+  const auto s = test::shipped("scenarios/validation/megatron-bridge-25.11-blackwell/"
+                               "gb200-nvl72-deepseek-v3-256gpus-bf16.json",
+                               {"cluster.nodes=1", "parallelism.ep=16", "training.global_batch=64"});
+  const auto plan = plan_for(s);
+  const double tokens = double(s.training.global_batch) * s.training.seq_len;
+  EXPECT_NEAR(plan.model_flops / tokens / (782e12 / 3139), 1.0, 0.01);
+}

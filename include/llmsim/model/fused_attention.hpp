@@ -3,8 +3,9 @@
 // one tensor-parallel rank: b sequences of s tokens, a/t query heads and kv/t key-value heads of dimension d,
 // e = bytes per element of training.precision.
 //   forward   FLOPs 4 b (a/t) s^2 d, halved with the causal mask (the kernel skips the fully masked blocks;
-//             Dao 2023, FlashAttention-2, Sec. 3.1.1 "Causal masking"; the same flops() counts causal as half)
-//             bytes e (2 b s (a/t) d + 2 b s (kv/t) d) + 4 b (a/t) s: read Q, K, V, write O and the fp32
+//             Dao 2023, FlashAttention-2, Sec. 3.1.1 "Causal masking"; the same flops() counts causal as half);
+//             with multi-head latent attention (keys d wide, values dv) 2 b (a/t) s^2 (d + dv)
+//             bytes e (b s (a/t) (d + dv) + b s (kv/t) (d + dv)) + 4 b (a/t) s: read Q, K, V, write O and the fp32
 //             logsumexp per query row (Dao et al. 2022, FlashAttention, Algorithm 1; FA2 Algorithm 1, line 13);
 //             no s^2 tensor reaches HBM
 //   backward  2.5x the forward FLOPs (five GEMMs per block instead of two: the scores are recomputed inside the

@@ -50,7 +50,10 @@ Kernel elementwise(const std::string& name, Category c, double bytes);
 /// rank holds s = seq_len / cp tokens of each sequence (its linear layers and norms run on them); its fused
 /// attention kernel attends over the whole sequence (model/fused_attention.hpp).
 struct LayerShape {
-  double b = 1, s = 1, h = 1, a = 1, kv = 1, f = 1, t = 1, vocab = 1, d = 1;  ///< d: head dimension
+  double b = 1, s = 1, h = 1, a = 1, kv = 1, f = 1, t = 1, vocab = 1, d = 1;  ///< d: query/key head dimension
+  /// Multi-head latent attention (scenario::Mla): d = head_dim + qk_rope_head_dim, dv = v_head_dim, and the
+  /// latent widths; all 0 without MLA (dv 0: a value head is d wide).
+  double dv = 0, q_lora = 0, kv_lora = 0, rope = 0;
   double cp = 1;                          ///< parallelism.cp
   bool ulysses = false;                   ///< parallelism.cp_variant "ulysses" (else ring attention)
   bool swiglu = false;
@@ -63,6 +66,8 @@ struct LayerShape {
   double bytes_per_element() const { return model::bytes_per_element(precision); }
   /// Key/value heads on one tp rank: kv / t, or 1 when there are fewer KV heads than tp ranks (replicated).
   double kv_heads_per_rank() const { return kv >= t ? kv / t : 1; }
+  double value_dim() const { return dv > 0 ? dv : d; }
+  bool mla() const { return kv_lora > 0; }
   static LayerShape from(const scenario::Scenario& sc);
 };
 

@@ -95,6 +95,17 @@ struct Moe {
   }
 };
 
+/// Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, Sec. 2.1; Megatron-Core MLASelfAttention): queries
+/// and keys/values pass through low-rank latents; each head's query and key are head_dim (no position) +
+/// qk_rope_head_dim (RoPE) wide, its value v_head_dim. kv_lora_rank == 0: standard multi-head/grouped attention.
+struct Mla {
+  int q_lora_rank = 0;       ///< query latent width; 0 = queries projected directly from the hidden state
+  int kv_lora_rank = 0;      ///< key/value latent width (shared by all heads)
+  int qk_rope_head_dim = 0;  ///< RoPE part of each query and key (the key's is shared by all heads)
+  int v_head_dim = 0;        ///< value width of each head
+  bool enabled() const { return kv_lora_rank > 0; }
+};
+
 struct Model {
   std::string name;
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0, vocab = 0, max_seq_len = 0;
@@ -106,7 +117,7 @@ struct Model {
   bool tied_embeddings = true;
   double params_b = 0;     ///< published size [billions], informative only
   Moe moe;
-
+  Mla mla;
 };
 
 struct Parallelism {
