@@ -93,6 +93,10 @@ FieldList engine_fields() {
       multiplier("memory_multiplier", "times hardware.calibration.serving_memory_efficiency"),
       multiplier("moe_multiplier", "efficiency of the engine's MoE kernels (router, permutation, grouped expert "
                                    "GEMMs) relative to its dense kernels; their time is divided by it"),
+      Field::number("matmul_half_dim", "elements",
+                    "half dimension of the engine's GEMM efficiency curve on this device (its kernel library on small "
+                    "matrices); 0 = hardware.calibration.serving_matmul_half_dim")
+          .at_least(0).at_most(1e6).with_default(0),
   };
 }
 

@@ -255,7 +255,8 @@ void read_serving(const json& v, Serving& sv) {
                e["collective_hop_us"].get<double>() * 1e-6,
                e["matmul_multiplier"],
                e["memory_multiplier"],
-               e["moe_multiplier"]};
+               e["moe_multiplier"],
+               e["matmul_half_dim"]};
   sv.prefill_replicas = v["prefill_replicas"];
   sv.slo_ttft = v["slo"]["ttft_ms"].get<double>() * 1e-3;
   sv.slo_tpot = v["slo"]["tpot_ms"].get<double>() * 1e-3;

@@ -32,7 +32,7 @@ scenario::Hardware serving_hardware(const scenario::Scenario& s) {
   const auto& e = s.serving.engine;
   const auto serving_or = [](double serving, double training) { return serving > 0 ? serving : training; };
   c.matmul_efficiency = serving_or(c.serving_matmul_efficiency, c.matmul_efficiency) * e.matmul_multiplier;
-  c.matmul_half_dim = serving_or(c.serving_matmul_half_dim, c.matmul_half_dim);
+  c.matmul_half_dim = serving_or(e.matmul_half_dim, serving_or(c.serving_matmul_half_dim, c.matmul_half_dim));
   c.memory_efficiency = serving_or(c.serving_memory_efficiency, c.memory_efficiency) * e.memory_multiplier;
   return hw;
 }

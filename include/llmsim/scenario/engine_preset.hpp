@@ -8,7 +8,10 @@
 //                               collective_hop_us [us], matmul_multiplier, memory_multiplier (times the
 //                               device's serving efficiencies, hardware.calibration.serving_*) and moe_multiplier
 //                               (its MoE kernels' efficiency relative to its dense ones), each fitted to one
-//                               published table of the engine on that hardware (the source says which)
+//                               published table of the engine on that hardware (the source says which), and
+//                               optionally matmul_half_dim (its GEMM efficiency curve's half dimension when its
+//                               kernels differ from those the device's serving table was measured with; absent
+//                               or 0: hardware.calibration.serving_matmul_half_dim)
 // A scenario writes serving.engine as {"name": <preset>, <fields to override>}. The resolved serving.engine is {name, description, source, the six numbers of the scenario's hardware}; the
 // scenario may override any of them. An engine without a fit for the scenario's hardware is an error at
 // /serving/engine unless the scenario sets all six numbers. No serving.engine: kDefaultEngine.

@@ -205,6 +205,7 @@ struct Engine {
   double matmul_multiplier = 1;  ///< times hardware.calibration.serving_matmul_efficiency
   double memory_multiplier = 1;  ///< times hardware.calibration.serving_memory_efficiency
   double moe_multiplier = 1;     ///< the engine's MoE kernels' efficiency relative to its dense ones
+  double matmul_half_dim = 0;    ///< its GEMM efficiency curve's half dimension; 0 = the device's serving one
 };
 
 struct Serving {
