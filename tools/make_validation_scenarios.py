@@ -107,6 +107,11 @@ BRIDGE_LAYOUTS = {("DeepSeekV3 (w/o MTP)", 4, 4): "Et*4|(t*4|)*14tL",
                   ("DeepSeekV3 (w/o MTP)", 4, 2): "Et*8|(t*8|)*6t*5L",
                   ("DeepSeekV3 (w/o MTP)", 8, 1): "Et*8|(t*8|)*6t*5L",
                   ("DeepSeekV3 (w/o MTP)", 4, 1): "Et*16|t*16|t*16|t*13L"}
+# Selective recomputation of the recipes (recompute_modules; Megatron-Bridge v0.2.0 scripts/performance/configs/
+# deepseek/workload_base_configs.py). gpt-oss's ["layernorm", "moe_act"] is not carried: layernorm recomputation
+# is not modelled.
+BRIDGE_RECOMPUTE = {("DGX-GB200", "DeepSeekV3 (w/o MTP)"): {"core_attn": False, "mla_up_proj": True},
+                    ("DGX-GB300", "DeepSeekV3 (w/o MTP)"): {"core_attn": False, "moe_act": True}}
 # Recipes that set account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
 BRIDGE_EMBEDDING_LOSS_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 
@@ -139,6 +144,8 @@ def bridge_row(row, release_in_name=False):
                       "DeepSeek-V3 layout map (61 layers do not split evenly)")
     training = {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
                 "precision": "bf16", "fp8": fp8, "zero_stage": 3 if fsdp > 1 else 1, "iterations": 1}
+    if (system, row["model"]) in BRIDGE_RECOMPUTE:
+        training.update(recompute="selective", recompute_modules=BRIDGE_RECOMPUTE[(system, row["model"])])
     graphs = BRIDGE_CUDA_GRAPHS.get((system, row["model"], row["precision"]), [])
     if graphs:
         training["cuda_graph"] = {scope: True for scope in graphs}

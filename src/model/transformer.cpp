@@ -168,11 +168,24 @@ std::vector<Kernel> backward_weight(const std::vector<Kernel>& forward) {
   return out;
 }
 
-std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::string& recompute) {
+namespace {
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// Whether recompute "selective" with `m` recomputes kernel `k`.
+bool selected(const Kernel& k, const scenario::Training::RecomputeModules& m) {
+  const bool core = k.category == Category::Attention && k.kind != KernelKind::FusedAttentionForward;
+  const bool up = (starts_with(k.name, "q_up") || starts_with(k.name, "kv_up") || k.name == "mla_rope") &&
+                  k.name.find("_weight_") == std::string::npos;  // FP8 weight copies stay cached
+  return (m.core_attn && core) || (m.mla_up_proj && up) || (m.moe_act && k.name == "expert_act");
+}
+}  // namespace
+
+std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::string& recompute,
+                               const scenario::Training::RecomputeModules& modules) {
   std::vector<Kernel> out;
   if (recompute == "none") return out;
   for (auto k : forward) {
-    if (recompute == "full" || (k.category == Category::Attention && k.kind != KernelKind::FusedAttentionForward)) {
+    if (recompute == "full" || selected(k, modules)) {
       k.name += "_recompute";
       out.push_back(k);
     }

@@ -316,6 +316,17 @@ FieldList training_fields() {
           .with_default("unfused"),
       Field::choice("recompute", {"none", "selective", "full"}, "activation recomputation (Korthikanti et al. 2022)")
           .with_default("none"),
+      Field::object("recompute_modules",
+                    {Field::boolean("core_attn", "the unfused attention core: scores, softmax, dropout (a fused "
+                                                 "kernel keeps no scores: nothing to recompute)")
+                         .with_default(true),
+                     Field::boolean("mla_up_proj", "multi-head latent attention's query and key/value "
+                                                   "up-projections and RoPE, from the kept latents")
+                         .with_default(false),
+                     Field::boolean("moe_act", "the routed experts' activation function").with_default(false)},
+                    "what recompute selective recomputes (Megatron-Core's recompute_modules); the others keep "
+                    "these defaults")
+          .with_default(EmptyObject{}),
       Field::choice("optimizer", model::optimizer_names(),
                     "adam (fp32 moments) or plain sgd (no momentum, as FlowMoE's training script); its state and step "
                     "traffic per parameter: model/optimizer.hpp")

@@ -231,6 +231,11 @@ void read_training(const json& t, Training& tr) {
   tr.fp8_param_gather = t["fp8_param_gather"];
   tr.grad_bucket_bytes = t["grad_bucket_MB"].get<double>() * 1e6;
   tr.scatter_gather_p2p = t["scatter_gather_p2p"];
+  const json& rm = t["recompute_modules"];
+  tr.recompute_modules = {rm["core_attn"], rm["mla_up_proj"], rm["moe_act"]};
+  if (tr.recompute != "selective" && (!rm["core_attn"].get<bool>() || rm["mla_up_proj"] || rm["moe_act"]))
+    throw ScenarioError("/training/recompute_modules", "chooses what recompute selective recomputes; with recompute " +
+                                                           tr.recompute + " leave it at its defaults");
   const json& g = t["cuda_graph"];
   tr.cuda_graph = {g["attn"], g["mlp"], g["moe_router"]};
 }

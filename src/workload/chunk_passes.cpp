@@ -249,7 +249,8 @@ std::vector<Segment> unit_forward(Builder& b, const std::string& name, const Uni
   return {seg};
 }
 
-LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const std::string& recompute) {
+LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const std::string& recompute,
+                             const scenario::Training::RecomputeModules& modules) {
   LayerSegments out;
   for (const auto& u : units) append(out.forward, unit_forward(b, "F " + u.name, u));
   if (recompute == "full")  // the layer's forward replayed, collectives and exchanges included, before its backward
@@ -259,7 +260,9 @@ LayerSegments layer_segments(Builder& b, const std::vector<Unit>& units, const s
     }
   const std::string partial = recompute == "selective" ? "selective" : "none";
   for (auto u = units.rbegin(); u != units.rend(); ++u) {
-    auto dgrad_of = [&](const Kernels& f) { return concat(model::recomputed(f, partial), model::backward_input(f)); };
+    auto dgrad_of = [&](const Kernels& f) {
+      return concat(model::recomputed(f, partial, modules), model::backward_input(f));
+    };
     const Kernels dgrad = dgrad_of(u->forward), wgrad = model::backward_weight(u->forward);
     const Kernels dgrad_beside = dgrad_of(u->beside), wgrad_beside = model::backward_weight(u->beside);
     if (u->ring_backward >= 0) {  // no weights: the same segments in B and B+W
@@ -334,13 +337,14 @@ ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoeP
   two_units.push_back({"mlp", mlp});
   two_units.back().captured = graph.mlp;
   ModelSegments m;
-  m.first = layer_segments(b, two_units, rc);
+  const auto& modules = s.training.recompute_modules;
+  m.first = layer_segments(b, two_units, rc, modules);
   // FAL: after the model's first layer, the MLP reads the first layer's attention output, so it runs on a second
   // stream beside this layer's attention and their partial sums share one all-reduce.
   Unit fal{"layer", attention};
   fal.beside = mlp;
   fal.captured = graph.attn && graph.mlp;
-  m.other = s.parallelism.tp_variant == "fal" ? layer_segments(b, {fal}, rc) : m.first;
+  m.other = s.parallelism.tp_variant == "fal" ? layer_segments(b, {fal}, rc, modules) : m.first;
   const Kernels embedding = model::embedding_forward(x), head = model::head_forward(x);
   m.embed_f = b.segment("F embedding", embedding, true);
   m.embed_b = b.segment("B embedding", model::backward_input(embedding), false);
@@ -357,7 +361,7 @@ ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoeP
       m.moe_layers.push_back(
           layer_segments(b, moe_units(x, s.model.moe, attention_block, *moe, static_cast<int>(i), ep_rank, layout,
                                       graph.moe_router),
-                         rc));
+                         rc, modules));
   return m;
 }
 

@@ -45,6 +45,14 @@ Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
   return {per_element * (sbh / norm_side + w.attention * sbh / t), per_element * (sbh / norm_side + w.ffn * sbh / t)};
 }
 
+/// Bytes per s*b*h that recomputing MLA's up-projections frees (recompute_modules mla_up_proj): their outputs,
+/// this rank's queries (a/t heads of d) and keys and values (kv/t heads of d + dv), rebuilt from the kept latents.
+double mla_up_saving(const scenario::Scenario& s, bool selective) {
+  const auto x = model::LayerShape::from(s);
+  if (!selective || !s.training.recompute_modules.mla_up_proj || !x.mla()) return 0;
+  return 2 * element_scale(s) * (x.a / x.t * x.d + x.kv_heads_per_rank() * (x.d + x.value_dim())) / x.h;
+}
+
 }  // namespace
 
 double layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
@@ -61,7 +69,10 @@ double layer_activation_bytes(const scenario::Scenario& s, const std::string& re
   const double base = (sp ? (norm_side + tp_side) / t : norm_side + tp_side / t) + 2 * k * w.latents;
   const Fp8Saving fp8 = fp8_activation_saving(s);
   const double logsumexp = fused ? 4.0 * s.training.micro_batch * a * seq / t : 0;  // one fp32 per query row
-  return sbh * (base + (recompute == "selective" || fused ? 0 : attention)) + logsumexp - fp8.attention - fp8.mlp;
+  const auto& modules = s.training.recompute_modules;
+  const bool selective = recompute == "selective";
+  const double core = (selective && modules.core_attn) || fused ? 0 : attention;
+  return sbh * (base + core - mla_up_saving(s, selective)) + logsumexp - fp8.attention - fp8.mlp;
 }
 
 double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
@@ -72,7 +83,10 @@ double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string
   const double input = s.parallelism.sequence_parallel ? 2 * sbh / t : 2 * sbh;  // one copy of the MLP input
   const Widths w = widths(s);
   const double ffn = w.ffn_kept * w.ffn * sbh / t;  // the dense MLP's intermediates
-  const double experts = w.ffn_kept * double(moe.top_k + moe.shared_experts) * moe.expert_ffn_hidden / s.model.hidden * sbh / t;
+  // moe_act recomputation keeps the routed experts' activation input, not its output: 2 bytes fewer per element
+  const double routed_kept = w.ffn_kept - (recompute == "selective" && s.training.recompute_modules.moe_act ? 2 : 0);
+  const double experts = (routed_kept * moe.top_k + w.ffn_kept * moe.shared_experts) * moe.expert_ffn_hidden /
+                         s.model.hidden * sbh / t;
   return dense - input - ffn + moe.top_k * input + experts;
 }
 

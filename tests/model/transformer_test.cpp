@@ -8,6 +8,7 @@
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/strategy/training_strategies.hpp"
 #include "llmsim/util/error.hpp"
+#include "llmsim/workload/memory.hpp"
 #include "llmsim/workload/training.hpp"
 
 using namespace llmsim;
@@ -171,4 +172,35 @@ TEST(MultiHeadLatentAttention, DeepSeekV3ModelFlopsPerTokenMatchMegatronBridge) 
   const auto plan = plan_for(s);
   const double tokens = double(s.training.global_batch) * s.training.seq_len;
   EXPECT_NEAR(plan.model_flops / tokens / (782e12 / 3139), 1.0, 0.01);
+}
+
+TEST(RecomputeModules, MlaUpProjectionsAndMoeActivationByHand) {
+  // DeepSeek-V3, tp 1, one 4096-token sequence, bf16. recompute_modules mla_up_proj replays q_up (1536 -> 128 x 192)
+  // and kv_up (512 -> 128 x 256) and frees their outputs, 128 x 192 + 128 x 320 elements per token (queries; keys
+  // and values); moe_act frees the routed experts' activation output, top-8 x 2048 elements per token.
+  const std::vector<std::string> base = {"model=deepseek-v3", "hardware=H100-SXM5-80GB", "parallelism.tp=1",
+                                         "parallelism.pp=1", "strategies.pipeline_schedule=1f1b",
+                                         "training.seq_len=4096", "training.attention=\"flash\"",
+                                         "training.recompute=selective"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), base.begin(), base.end());
+    return test::shipped("scenarios/default.json", extra);
+  };
+  const auto plain = with({});
+  const auto up = with({"training.recompute_modules.mla_up_proj=true"});
+  const auto act = with({"training.recompute_modules.moe_act=true"});
+  const auto x = model::LayerShape::from(up);
+  const double T = 4096;
+  EXPECT_DOUBLE_EQ(model::total_flops(model::recomputed(model::attention_forward(x), "selective",
+                                                        up.training.recompute_modules)),
+                   2 * T * (37748736.0 + 16777216));
+  EXPECT_DOUBLE_EQ(workload::layer_activation_bytes(plain, "selective") - workload::layer_activation_bytes(up, "selective"),
+                   T * (128 * 192 + 128 * 320) * 2);
+  EXPECT_DOUBLE_EQ(workload::moe_layer_activation_bytes(plain, "selective") -
+                       workload::moe_layer_activation_bytes(act, "selective"),
+                   T * 8 * 2048 * 2);
+  // They choose what selective recomputes: with another recompute they are an error, not ignored.
+  EXPECT_EQ(test::error_of([&] { with({"training.recompute=none", "training.recompute_modules.moe_act=true"}); })
+                .path(),
+            "/training/recompute_modules");
 }

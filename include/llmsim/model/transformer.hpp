@@ -94,7 +94,11 @@ std::vector<Kernel> backward_weight(const std::vector<Kernel>& forward);
 /// attention core (scores, softmax, dropout, attention over V) for "selective" (Korthikanti et al. 2022,
 /// Sec. 4.2; a fused attention kernel stores no scores, so selective recomputes nothing of it), none for
 /// "none".
-std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::string& recompute);
+/// With "selective", `modules` chooses: core_attn the unfused attention core as above, mla_up_proj MLA's q_up and
+/// kv_up GEMMs with their input casts and the RoPE kernel (Megatron-Core recompute_modules "mla_up_proj"), moe_act
+/// the routed experts' activation kernel ("moe_act").
+std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::string& recompute,
+                               const scenario::Training::RecomputeModules& modules = {});
 /// Input embedding lookup (first stage), forward and backward.
 std::vector<Kernel> embedding_forward(const LayerShape& x);
 /// Final norm, logits GEMM (vocabulary split over tp) and cross-entropy (last stage), forward and backward.

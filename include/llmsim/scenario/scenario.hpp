@@ -160,6 +160,11 @@ struct Training {
   bool fp8_param_gather = false;       ///< FP8 GEMM weights held only in FP8 (workload/memory.hpp)
   double grad_bucket_bytes = 0;
   bool scatter_gather_p2p = true;      ///< Megatron's scatter/gather of inter-stage activations over tp ranks
+  /// What recompute "selective" recomputes (Megatron-Core's recompute_modules): the unfused attention core
+  /// (core_attn, the default), MLA's up-projections (mla_up_proj), the routed experts' activation (moe_act).
+  struct RecomputeModules {
+    bool core_attn = true, mla_up_proj = false, moe_act = false;
+  } recompute_modules;
   /// Scopes replayed as CUDA graphs (Transformer Engine's cuda_graph_scope): one launch per pass of each unit.
   struct CudaGraph {
     bool attn = false, mlp = false, moe_router = false;
