@@ -153,11 +153,12 @@ int bench_command(const BenchCliOptions& o) {
   if (!o.csv.empty()) {  // fail before the run, not after it
     const std::filesystem::path csv(o.csv);
     const auto dir = csv.parent_path().empty() ? std::filesystem::path(".") : csv.parent_path();
-    if (std::filesystem::is_directory(csv) || !std::filesystem::is_directory(dir))
+    std::error_code ec;  // a loop of links is neither: replaced_file names it
+    if (std::filesystem::is_directory(csv, ec) || !std::filesystem::is_directory(dir, ec))
       throw ScenarioError("--csv", o.csv + " is a directory or its folder does not exist");
     // The table replaces a regular file only (report::replaced_file), never the scenario.
     const auto replaced = at_option("--csv", [&] { return report::replaced_file(o.csv); });
-    if (std::filesystem::exists(replaced) && std::filesystem::equivalent(replaced, o.scenario.scenario))
+    if (std::filesystem::exists(replaced, ec) && std::filesystem::equivalent(replaced, o.scenario.scenario, ec))
       throw ScenarioError("--csv", o.csv + " is the scenario itself");
   }
   const auto rows = bench::bench_collective(s, b);

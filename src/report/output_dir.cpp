@@ -113,7 +113,8 @@ std::string replaced_file(const std::string& file) {
   std::error_code ec;
   for (int hops = 0; fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
     const auto to = fs::read_symlink(p, ec);
-    if (ec || hops == 40) throw ScenarioError(file, "cannot follow the link (" + (ec ? ec.message() : "a loop") + ")");
+    if (ec || hops == 40)
+      throw ScenarioError(file, "cannot follow the link (" + (ec ? ec.message() : "a loop of symbolic links") + ")");
     p = to.is_absolute() ? to : p.parent_path() / to;
   }
   return p.string();
@@ -130,6 +131,8 @@ void write_atomically(const std::string& link_or_file, const std::string& text) 
     fs::remove(tmp, ec);
     throw ScenarioError(file, e.message());
   }
+  const auto replaced = fs::status(file, ec);  // a replaced file keeps its permissions
+  if (!ec && fs::exists(replaced)) fs::permissions(tmp, replaced.permissions(), ec);
   fs::rename(tmp, file, ec);
   if (ec) {
     std::error_code ignored;

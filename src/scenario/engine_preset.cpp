@@ -42,6 +42,7 @@ json engine_values(const json& preset, const json& own, const std::string& hardw
   if (fits.contains(hardware)) out.merge_patch(fits[hardware]);
   for (const auto& [key, value] : own.items())
     if (value != json("auto")) out[key] = value;  // "auto": the engine's fit
+  if (!out.contains("matmul_half_dim")) out["matmul_half_dim"] = 0;  // optional in a fit: the device's curve
   for (const auto& key : kFitted) {
     if (out.contains(key)) continue;
     std::vector<std::string> fitted;
@@ -95,8 +96,9 @@ FieldList engine_fields() {
                                    "GEMMs) relative to its dense kernels; their time is divided by it"),
       Field::number("matmul_half_dim", "elements",
                     "half dimension of the engine's GEMM efficiency curve on this device (its kernel library on small "
-                    "matrices); 0 = hardware.calibration.serving_matmul_half_dim")
-          .at_least(0).at_most(1e6).with_default(0),
+                    "matrices); 0 = hardware.calibration.serving_matmul_half_dim; auto = the engine's fit, 0 where "
+                    "the fit has none")
+          .at_least(0).at_most(1e6).or_auto().with_default("auto"),
   };
 }
 

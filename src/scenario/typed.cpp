@@ -24,8 +24,12 @@ void derive(json& section, const char* key, const json& value) {
 std::string str(long long v) { return std::to_string(v); }
 
 /// model.mla: the latent fields need kv_lora_rank (MLA itself), and MLA gives every head its own key and value.
-void check_mla(const json& m) {
+void check_mla(const json& m, bool serving) {
   const json& mla = m["mla"];
+  if (serving && mla["kv_lora_rank"] != 0)
+    throw ScenarioError("/model/mla", "serving models multi-head and grouped-query attention; multi-head latent "
+                                      "attention (its latent KV cache and absorbed decode kernels) is not modelled "
+                                      "for serving yet");
   if (mla["kv_lora_rank"] == 0) {
     for (const char* key : {"q_lora_rank", "qk_rope_head_dim"})
       if (mla[key] != 0)
@@ -180,7 +184,7 @@ void fill_derived_defaults(json& raw) {
                                             " (raise heads or give model.head_dim)");
   derive(m, "head_dim", hidden / heads);
   derive(m["mla"], "v_head_dim", m["head_dim"]);
-  check_mla(m);
+  check_mla(m, raw["kind"] == "serving");
   derive(m, "ffn_hidden", 4 * m["hidden"].get<long long>());
   derive(m["moe"], "expert_ffn_hidden", m["ffn_hidden"]);
   if (raw.contains("training")) derive(raw["training"], "seq_len", m["max_seq_len"]);
@@ -413,15 +417,12 @@ void check_serving(const Scenario& s) {
   if (s.parallelism.cp != 1 || s.parallelism.ep != 1 || s.parallelism.sequence_parallel)
     throw ScenarioError("/parallelism", "a serving replica is modelled with tp and pp only (cp 1, ep 1, no sequence "
                                         "parallelism)");
-  if (s.model.mla.enabled())
-    throw ScenarioError("/model/mla", "serving models multi-head and grouped-query attention; multi-head latent "
-                                      "attention (its latent KV cache and absorbed decode kernels) is not modelled "
-                                      "for serving yet");
-  if (s.parallelism.tp_variant != "megatron" || s.parallelism.pipeline_split != "even" ||
-      !s.parallelism.pipeline_layout.empty())
+  if (!s.parallelism.pipeline_layout.empty())
+    throw ScenarioError("/parallelism/pipeline_layout", "a serving replica splits its layers evenly over pp: a "
+                                                        "pipeline layout is a training layout");
+  if (s.parallelism.tp_variant != "megatron" || s.parallelism.pipeline_split != "even")
     throw ScenarioError("/parallelism", "a serving replica runs Megatron tp blocks over an even layer split "
-                                        "(tp_variant megatron, pipeline_split even, no pipeline_layout): the others are "
-                                        "training layouts");
+                                        "(tp_variant megatron, pipeline_split even): the others are training layouts");
   if (s.model.moe.shared_experts > 0 || s.model.moe.capacity_factor > 0)
     throw ScenarioError("/model/moe", "serving models routed experts split over tp only (shared_experts 0, "
                                       "capacity_factor 0: dropless)");

@@ -1,6 +1,7 @@
 #include "llmsim/strategy/pipeline_layout.hpp"
 
 #include <cctype>
+#include <cstdio>
 
 #include "llmsim/util/error.hpp"
 
@@ -8,21 +9,30 @@ namespace llmsim::strategy {
 
 namespace {
 constexpr long kMaxSlots = 100000;
+const char* const kAllowed =
+    "E embedding, t transformer layer, m MTP layer, L loss; '|' ends a chunk, x*n and (...)*n repeat, ',' is ignored";
 
-/// Reads "*n" at `at` (advancing it) and returns n; 1 when no '*' follows.
+/// `c` as a message shows it: itself if printable ASCII, else its byte value.
+std::string shown(char c) {
+  if (std::isprint(static_cast<unsigned char>(c))) return std::string("'") + c + "'";
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(c));
+  return std::string("the byte ") + hex;
+}
+
+/// Reads the count after "*" at `at` (advancing past it).
 long repeat_count(const std::string& text, size_t& at, const std::string& path) {
-  if (at >= text.size() || text[at] != '*') return 1;
-  size_t end = ++at;
-  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])) && end - at < 7) ++end;
-  if (end == at) throw ScenarioError(path, "'*' at character " + std::to_string(at) + " needs a count (e.g. t*4)");
-  const long n = std::stol(text.substr(at, end - at));
-  if (n > kMaxSlots || (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))))
-    throw ScenarioError(path, "a repetition count above " + std::to_string(kMaxSlots));
-  at = end;
+  ++at;  // the '*'
+  long n = 0;
+  size_t digits = 0;
+  for (; at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])); ++at, ++digits)
+    if ((n = n * 10 + (text[at] - '0')) > kMaxSlots)
+      throw ScenarioError(path, "a repetition count above " + std::to_string(kMaxSlots));
+  if (digits == 0) throw ScenarioError(path, "'*' needs a count after it (e.g. t*4 or (t*2|)*3)");
   return n;
 }
 
-/// `text` with every (group)*n and x*n written out and ',' dropped.
+/// `text` with every (group)*n and x*n written out and ',' dropped, as Megatron-LM's parse_str_to_list does.
 std::string unrolled(const std::string& text, const std::string& path) {
   std::string out;
   const auto grow = [&](const std::string& piece, long n) {
@@ -35,19 +45,21 @@ std::string unrolled(const std::string& text, const std::string& path) {
     if (c == ',') {
       ++at;
     } else if (c == '(') {
-      const size_t close = text.find(')', at);
-      const size_t nested = text.find('(', at + 1);
-      if (close == std::string::npos || (nested != std::string::npos && nested < close))
-        throw ScenarioError(path, "the '(' at character " + std::to_string(at) + " is not closed before another "
-                                  "opens (groups do not nest)");
-      const std::string group = unrolled(text.substr(at + 1, close - at - 1), path);  // its x*n, as Megatron
+      const size_t close = text.find(')', at), nested = text.find('(', at + 1);
+      if (close == std::string::npos) throw ScenarioError(path, "a '(' is not closed by a ')'");
+      if (nested != std::string::npos && nested < close) throw ScenarioError(path, "groups (...) do not nest");
+      const std::string group = unrolled(text.substr(at + 1, close - at - 1), path);
       at = close + 1;
+      if (at >= text.size() || text[at] != '*')
+        throw ScenarioError(path, "a group (...) needs a repetition count after it, (...)*n");
       grow(group, repeat_count(text, at, path));
     } else if (c == ')') {
-      throw ScenarioError(path, "')' at character " + std::to_string(at) + " closes no group");
+      throw ScenarioError(path, "a ')' closes no group");
+    } else if (c == '*') {
+      throw ScenarioError(path, "'*' repeats the character or group before it: there is none");
     } else {
       ++at;
-      grow(std::string(1, c), repeat_count(text, at, path));
+      grow(std::string(1, c), at < text.size() && text[at] == '*' ? repeat_count(text, at, path) : 1);
     }
   }
   return out;
@@ -55,24 +67,22 @@ std::string unrolled(const std::string& text, const std::string& path) {
 }  // namespace
 
 std::vector<LayoutChunk> parse_pipeline_layout(const std::string& layout, const std::string& path) {
+  const std::string slots = unrolled(layout, path);
+  for (char c : slots)
+    if (std::string("EtmL|").find(c) == std::string::npos)
+      throw ScenarioError(path, shown(c) + " is not a layout character (" + kAllowed + ")");
   std::vector<LayoutChunk> chunks(1);
   bool any = false, ended = false;  // a slot seen; the loss seen
-  for (char c : unrolled(layout, path)) {
+  for (char c : slots) {
     LayoutChunk& k = chunks.back();
     if (ended && c != '|') throw ScenarioError(path, "L (the loss) must be the last slot");
     if (c == 'E' && any) throw ScenarioError(path, "E (the embedding) must be the first slot, once");
     any = any || c != '|';
-    switch (c) {
-      case '|': chunks.emplace_back(); break;
-      case 't': ++k.layers; break;
-      case 'm': ++k.mtp_layers; break;
-      case 'E': k.embedding = true; break;
-      case 'L': k.loss = ended = true; break;
-      default:
-        throw ScenarioError(path, std::string("'") + c + "' is not a layout character (E embedding, t transformer "
-                                  "layer, m MTP layer, L loss; '|' ends a chunk, x*n and (...)*n repeat, ',' is "
-                                  "ignored)");
-    }
+    if (c == '|') chunks.emplace_back();
+    if (c == 't') ++k.layers;
+    if (c == 'm') ++k.mtp_layers;
+    if (c == 'E') k.embedding = true;
+    if (c == 'L') k.loss = ended = true;
   }
   return chunks;
 }

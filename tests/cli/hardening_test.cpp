@@ -296,6 +296,13 @@ TEST_F(Hardening, BenchCsvReplacesOnlyARegularFileAndWritesThroughALink) {
   ASSERT_EQ(run(bench + "link.csv").code, 0);
   EXPECT_TRUE(fs::is_symlink(dir_ / "link.csv"));
   EXPECT_EQ(lines(read_file(dir_ / "target.csv")).size(), 3u);  // header, 1K, 2K
+  fs::permissions(dir_ / "target.csv", fs::perms::owner_read | fs::perms::owner_write);  // replaced, kept 0600
+  ASSERT_EQ(run(bench + "link.csv").code, 0);
+  EXPECT_EQ(fs::status(dir_ / "target.csv").permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink("loop-b.csv", dir_ / "loop-a.csv");
+  fs::create_symlink("loop-a.csv", dir_ / "loop-b.csv");
+  expect_input_error(run(bench + "loop-a.csv"),
+                     "--csv: loop-a.csv: cannot follow the link (a loop of symbolic links)");
 }
 
 TEST_F(Hardening, AnUnwritableStandardOutputOrPathIsExitTwo) {

@@ -159,6 +159,10 @@ TEST(MultiHeadLatentAttention, LatentFieldsNeedTheLatentAndServingRefusesIt) {
   const std::string serving = "scenarios/serving/llama2-70b-a100-code.json";
   EXPECT_EQ(test::error_of([&] { test::shipped(serving, {"model=deepseek-v3"}); }).path(),
             "/model/mla");
+  // On a grouped-query model the refusal is MLA's, not the kv_heads it would need.
+  EXPECT_EQ(test::error_of([&] { test::shipped(serving, {"model.mla.kv_lora_rank=64"}); }).path(), "/model/mla");
+  EXPECT_EQ(test::error_of([&] { test::shipped(serving, {"parallelism.pipeline_layout=\"Et*80L\""}); }).path(),
+            "/parallelism/pipeline_layout");
 }
 
 TEST(MultiHeadLatentAttention, DeepSeekV3ModelFlopsPerTokenMatchMegatronBridge) {

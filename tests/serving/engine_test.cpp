@@ -34,6 +34,19 @@ TEST(Engine, DefaultIsVllm2023WithItsFitOnTheHardware) {
   EXPECT_FALSE(s.serving.kv_cache.free_basis);
 }
 
+TEST(Engine, AnEngineFitMayCarryItsOwnGemmCurve) {
+  // vllm-2023's H100 fit ran with a half dimension of 66 (the Splitwise fit); the TensorRT-LLM fit has none of its
+  // own (the device's serving curve); 0 given explicitly also means the device's.
+  const json vllm = {{"name", "vllm-2023"}};
+  EXPECT_DOUBLE_EQ(llmsim::test::serving_scenario(offline("H100-SXM5-80GB", vllm, kWorkload)).serving.engine.matmul_half_dim,
+                   66);
+  EXPECT_DOUBLE_EQ(llmsim::test::serving_scenario(offline("H100-SXM5-80GB", kTrt, kWorkload)).serving.engine.matmul_half_dim,
+                   0);
+  const json zero = {{"name", "vllm-2023"}, {"matmul_half_dim", 0}};
+  EXPECT_DOUBLE_EQ(llmsim::test::serving_scenario(offline("H100-SXM5-80GB", zero, kWorkload)).serving.engine.matmul_half_dim,
+                   0);
+}
+
 TEST(Engine, TensorRtLlmBringsItsSchedulerAndKvCacheUnderTheScenariosValues) {
   json j = offline("H100-SXM5-80GB", kTrt, kWorkload);
   auto s = llmsim::test::serving_scenario(j);

@@ -53,12 +53,18 @@ TEST(PipelineLayout, CommasAreCosmeticAndGroupsRepeat) {
 TEST(PipelineLayout, MalformedStringsAreOneLineErrors) {
   EXPECT_NE(parse_error("Et*|L").find("needs a count"), std::string::npos);
   EXPECT_NE(parse_error("E(t(t)*2)*2L").find("do not nest"), std::string::npos);
+  EXPECT_NE(parse_error("E(t*5|t*6L").find("not closed"), std::string::npos);
   EXPECT_NE(parse_error("Et)L").find("closes no group"), std::string::npos);
+  EXPECT_NE(parse_error("E(t|)tL").find("needs a repetition count"), std::string::npos);  // Megatron refuses it too
+  EXPECT_NE(parse_error("*3EtL").find("there is none"), std::string::npos);
   EXPECT_NE(parse_error("tEL").find("first slot"), std::string::npos);
   EXPECT_NE(parse_error("EtLt").find("last slot"), std::string::npos);
   EXPECT_NE(parse_error("Etx|L").find("'x' is not a layout character"), std::string::npos);
+  EXPECT_NE(parse_error("EtL ").find("' ' is not a layout character"), std::string::npos);  // not "L must be last"
+  EXPECT_NE(parse_error("\xEFtL").find("the byte 0xEF is not"), std::string::npos);
   EXPECT_NE(parse_error("Et*99999999L").find("above 100000"), std::string::npos);
   EXPECT_NE(parse_error("E(t*1000|)*1000L").find("more than 100000 slots"), std::string::npos);
+  EXPECT_EQ(strategy::parse_pipeline_layout("Et*00000006|L", "/p").front().layers, 6);  // leading zeros: 6
 }
 
 TEST(PipelineLayout, ChunkLayersFollowTheLayoutAndCheckIt) {

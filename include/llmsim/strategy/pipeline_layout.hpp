@@ -20,8 +20,8 @@ struct LayoutChunk {
 };
 
 /// The chunks of `layout`, in global chunk order. Throws ScenarioError at `path` for a character other than
-/// E, t, L, m, |, ',', '*', digits and parentheses; a repetition without a count or of more than 100,000; nested
-/// or unbalanced parentheses; more than 100,000 slots in all; an E that is not the first slot or an L that is
+/// E, t, L, m, |, ',', '*', digits and parentheses; a repetition without a count or of more than 100,000; a group
+/// without "*n" (Megatron refuses it too); nested or unbalanced parentheses; more than 100,000 slots in all; an E that is not the first slot or an L that is
 /// not the last (Megatron's validate_layer_layout). How many of each the model needs is the caller's check.
 std::vector<LayoutChunk> parse_pipeline_layout(const std::string& layout, const std::string& path);
 
