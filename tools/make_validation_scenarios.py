@@ -59,7 +59,7 @@ def nemo_h100(row):
 
 BRIDGE_MODELS = {"LLAMA3_8B": "llama3-8b", "LLAMA3_70B": "llama3-70b", "LLAMA3.1_405B": "llama3.1-405b",
                  "DeepSeekV3 (w/o MTP)": "deepseek-v3", "GPT OSS 120B": "gpt-oss-120b",
-                 "Qwen3_30B_a3B": "qwen3-30b-a3b", "Qwen3_235B_a22B": "qwen3-235b-a22b"}
+                 "Qwen3_30B_a3B": "qwen3-30b-a3b", "Qwen3_235B_a22B": "qwen3-235b-a22b", "Kimi_K2": "kimi-k2"}
 BRIDGE_SYSTEMS = {"DGX-B200": "B200", "DGX-GB200": "GB200-NVL72", "DGX-GB300": "GB300-NVL72", "DGX-H100": "H100-SXM5-80GB"}
 BRIDGE_FP8 = {"FP8-CS": "fp8-cs", "FP8-MX": "mxfp8", "NVFP4": "nvfp4", "BF16": "none"}
 
@@ -106,12 +106,18 @@ BRIDGE_LAYOUTS = {("DeepSeekV3 (w/o MTP)", 4, 4): "Et*4|(t*4|)*14tL",
                   ("DeepSeekV3 (w/o MTP)", 16, 1): "Et*4|(t*4|)*14tL",
                   ("DeepSeekV3 (w/o MTP)", 4, 2): "Et*8|(t*8|)*6t*5L",
                   ("DeepSeekV3 (w/o MTP)", 8, 1): "Et*8|(t*8|)*6t*5L",
-                  ("DeepSeekV3 (w/o MTP)", 4, 1): "Et*16|t*16|t*16|t*13L"}
+                  ("DeepSeekV3 (w/o MTP)", 4, 1): "Et*16|t*16|t*16|t*13L",
+                  # Kimi K2: Megatron-Bridge recipes/kimi/h100/kimi_k2.py, _get_kimi_k2_pipeline_layout, at 067f987df
+                  ("Kimi_K2", 4, 4): "Et*4|(t*4|)*14tL"}
 # Selective recomputation of the recipes (recompute_modules; Megatron-Bridge v0.2.0 scripts/performance/configs/
 # deepseek/workload_base_configs.py). gpt-oss's ["layernorm", "moe_act"] is not carried: layernorm recomputation
 # is not modelled.
 BRIDGE_RECOMPUTE = {("DGX-GB200", "DeepSeekV3 (w/o MTP)"): {"core_attn": False, "mla_up_proj": True},
-                    ("DGX-GB300", "DeepSeekV3 (w/o MTP)"): {"core_attn": False, "moe_act": True}}
+                    ("DGX-GB300", "DeepSeekV3 (w/o MTP)"): {"core_attn": False, "moe_act": True},
+                    ("DGX-GB300", "Kimi_K2"): {"core_attn": False, "mla_up_proj": True}}
+# Per-row training settings of the recipes that differ from the software preset: Kimi K2's MXFP8 recipe turns
+# fp8_param_gather off (Megatron-Bridge perf_recipes/kimi/gb300/kimi_k2.py at 067f987df).
+BRIDGE_TRAINING = {("DGX-GB300", "Kimi_K2", "FP8-MX"): {"fp8_param_gather": False}}
 # Recipes that set account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
 BRIDGE_EMBEDDING_LOSS_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 
@@ -126,7 +132,7 @@ def bridge_row(row, release_in_name=False):
     if row["system"] not in BRIDGE_SYSTEMS:
         return None, "no hardware preset (a B300 preset would carry B200's efficiencies until a table fits it)"
     if row["model"] not in BRIDGE_MODELS:
-        return None, f"no model preset for {row['model']} (Kimi K2's MLA, Nemotron 3's hybrid Mamba layers are not modelled)"
+        return None, f"no model preset for {row['model']} (Nemotron 3's hybrid Mamba layers are not modelled)"
     gpus, tp, pp, cp, ep, fsdp = (int(row[k]) for k in ("num_gpus", "tp", "pp", "cp", "ep", "fsdp"))
     if (gpus // (tp * pp * cp)) % ep != 0:
         return None, (f"ep {ep} over dp {gpus // (tp * pp * cp)} x tp {tp}: Megatron's expert-parallel folding across "
@@ -139,11 +145,12 @@ def bridge_row(row, release_in_name=False):
     schedule = {"name": "interleaved-1f1b", "virtual_stages": vp} if vp > 1 else {"name": "1f1b"}
     split = "embedding-loss" if row["model"] in BRIDGE_EMBEDDING_LOSS_SPLIT else "even"
     layout = BRIDGE_LAYOUTS.get((row["model"], pp, vp), "")
-    if row["model"].startswith("DeepSeekV3") and not layout:
+    if (row["model"].startswith("DeepSeekV3") or row["model"] == "Kimi_K2") and not layout:
         return None, (f"the recipe's pipeline layout for pp {pp} x vp {vp} is not in Megatron-Bridge v0.2.0's "
                       "DeepSeek-V3 layout map (61 layers do not split evenly)")
     training = {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
                 "precision": "bf16", "fp8": fp8, "zero_stage": 3 if fsdp > 1 else 1, "iterations": 1}
+    training.update(BRIDGE_TRAINING.get((system, row["model"], row["precision"]), {}))
     if (system, row["model"]) in BRIDGE_RECOMPUTE:
         training.update(recompute="selective", recompute_modules=BRIDGE_RECOMPUTE[(system, row["model"])])
     graphs = BRIDGE_CUDA_GRAPHS.get((system, row["model"], row["precision"]), [])

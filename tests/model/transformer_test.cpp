@@ -165,7 +165,7 @@ TEST(MultiHeadLatentAttention, LatentFieldsNeedTheLatentAndServingRefusesIt) {
             "/parallelism/pipeline_layout");
 }
 
-TEST(MultiHeadLatentAttention, DeepSeekV3ModelFlopsPerTokenMatchMegatronBridge) {
+TEST(MultiHeadLatentAttention, DeepSeekV3AndKimiK2ModelFlopsPerTokenMatchMegatronBridge) {
   // Megatron-Bridge 25.11 reports DeepSeek-V3 (w/o MTP) on 256 GB200 at 3139 tokens/s and 782 model TFLOP/s per
   // GPU: 249.1 GFLOP per token (data/validation/megatron-bridge-25.11-blackwell.csv), its own FLOP formula for MLA,
   // the dense and MoE layers and the head. llmsim's kernels, counted independently, must agree.
@@ -176,6 +176,12 @@ TEST(MultiHeadLatentAttention, DeepSeekV3ModelFlopsPerTokenMatchMegatronBridge) 
   const auto plan = plan_for(s);
   const double tokens = double(s.training.global_batch) * s.training.seq_len;
   EXPECT_NEAR(plan.model_flops / tokens / (782e12 / 3139), 1.0, 0.01);
+  // Kimi K2 (64 MLA heads, 384 experts) on 256 GB300, 26.04.01: 1088 TFLOP/s at 5328 tokens/s per GPU.
+  const auto kimi = test::shipped("scenarios/validation/megatron-bridge-26.02-26.04.01/"
+                                  "r26.04.01-gb300-nvl72-kimi-k2-256gpus-fp8-mx.json",
+                                  {"cluster.nodes=1", "parallelism.ep=16", "training.global_batch=128"});
+  const double kimi_tokens = double(kimi.training.global_batch) * kimi.training.seq_len;
+  EXPECT_NEAR(plan_for(kimi).model_flops / kimi_tokens / (1088e12 / 5328), 1.0, 0.01);
 }
 
 TEST(RecomputeModules, MlaUpProjectionsAndMoeActivationByHand) {
