@@ -58,7 +58,8 @@ def nemo_h100(row):
 
 
 BRIDGE_MODELS = {"LLAMA3_8B": "llama3-8b", "LLAMA3_70B": "llama3-70b", "LLAMA3.1_405B": "llama3.1-405b",
-                 "DeepSeekV3 (w/o MTP)": "deepseek-v3", "GPT OSS 120B": "gpt-oss-120b",
+                 "DeepSeekV3 (w/o MTP)": "deepseek-v3", "DeepSeekV3 (w/ MTP)": "deepseek-v3",
+                 "DeepSeekV3": "deepseek-v3", "GPT OSS 120B": "gpt-oss-120b",
                  "Qwen3_30B_a3B": "qwen3-30b-a3b", "Qwen3_235B_a22B": "qwen3-235b-a22b", "Kimi_K2": "kimi-k2"}
 BRIDGE_SYSTEMS = {"DGX-B200": "B200", "DGX-GB200": "GB200-NVL72", "DGX-GB300": "GB300-NVL72", "DGX-H100": "H100-SXM5-80GB"}
 BRIDGE_FP8 = {"FP8-CS": "fp8-cs", "FP8-MX": "mxfp8", "NVFP4": "nvfp4", "BF16": "none"}
@@ -76,9 +77,6 @@ def bridge_cluster(system, gpus):
 
 # Rows llmsim cannot express as run, with the reason (settings from the Megatron-Bridge r0.2.0 performance configs)
 BRIDGE_LEFT_OUT = {
-    "DeepSeekV3 (w/ MTP)": "multi-token prediction is not modelled",
-    "DeepSeekV3": "multi-token prediction is not modelled (the 26.x recipes' layouts place an MTP layer, e.g. "
-                  "GB300's Et*4|(t*4|)*14tmL)",
     "LLAMA3_70B FSDP": "the recipe offloads 20 (GB300) / 40 (GB200) layers' activations to host memory "
                        "(cpu_offloading_num_layers), which llmsim does not model per layer: without it they need 365 GB",
 }
@@ -97,6 +95,7 @@ BRIDGE_CUDA_GRAPHS = {
     ("DGX-GB200", "DeepSeekV3 (w/o MTP)", "FP8-MX"): ["moe_router"],
     ("DGX-GB300", "DeepSeekV3 (w/o MTP)", "BF16"): ["attn", "moe_router"],
     ("DGX-GB300", "DeepSeekV3 (w/o MTP)", "FP8-MX"): ["attn", "moe_router"],
+    ("DGX-GB200", "DeepSeekV3", "FP8-MX"): ["attn", "moe_router"],
 }
 # Megatron-Core pipeline layouts of the recipes (parallelism.pipeline_layout), by (model, pp, vp): Megatron-Bridge
 # v0.2.0 src/megatron/bridge/recipes/deepseek/deepseek_v3.py, layout_map, with no MTP layer (the table's
@@ -107,6 +106,14 @@ BRIDGE_LAYOUTS = {("DeepSeekV3 (w/o MTP)", 4, 4): "Et*4|(t*4|)*14tL",
                   ("DeepSeekV3 (w/o MTP)", 4, 2): "Et*8|(t*8|)*6t*5L",
                   ("DeepSeekV3 (w/o MTP)", 8, 1): "Et*8|(t*8|)*6t*5L",
                   ("DeepSeekV3 (w/o MTP)", 4, 1): "Et*16|t*16|t*16|t*13L",
+                  # With one MTP layer (the recipes' default mtp_num_layers 1; the 26.x tables' "DeepSeekV3"): the
+                  # same map with "mtp" before the loss, at v0.2.0 and at 067f987df (recipes/deepseek/h100)
+                  ("DeepSeekV3 (w/ MTP)", 16, 1): "Et*4|(t*4|)*14tmL",
+                  ("DeepSeekV3", 16, 1): "Et*4|(t*4|)*14tmL", ("DeepSeekV3", 8, 2): "Et*4|(t*4|)*14tmL",
+                  ("DeepSeekV3", 4, 4): "Et*4|(t*4|)*14tmL", ("DeepSeekV3", 8, 1): "Et*8|(t*8|)*6t*5mL",
+                  ("DeepSeekV3", 4, 2): "Et*8|(t*8|)*6t*5mL",
+                  # GB300 26.x: pp 2 x vp 8, the recipe's explicit layout (perf_recipes/deepseek/gb300 at 067f987df)
+                  ("DeepSeekV3", 2, 8): "Et*4|(t*4|)*14tmL",
                   # Kimi K2: Megatron-Bridge recipes/kimi/h100/kimi_k2.py, _get_kimi_k2_pipeline_layout, at 067f987df
                   ("Kimi_K2", 4, 4): "Et*4|(t*4|)*14tL"}
 # Selective recomputation of the recipes (recompute_modules; Megatron-Bridge v0.2.0 scripts/performance/configs/
@@ -114,7 +121,12 @@ BRIDGE_LAYOUTS = {("DeepSeekV3 (w/o MTP)", 4, 4): "Et*4|(t*4|)*14tL",
 # is not modelled.
 BRIDGE_RECOMPUTE = {("DGX-GB200", "DeepSeekV3 (w/o MTP)"): {"core_attn": False, "mla_up_proj": True},
                     ("DGX-GB300", "DeepSeekV3 (w/o MTP)"): {"core_attn": False, "moe_act": True},
-                    ("DGX-GB300", "Kimi_K2"): {"core_attn": False, "mla_up_proj": True}}
+                    ("DGX-GB300", "Kimi_K2"): {"core_attn": False, "mla_up_proj": True},
+                    # 26.x DeepSeek-V3 (perf_recipes/deepseek/<system>/deepseek_v3.py at 067f987df, MXFP8): GB200 and
+                    # B200 mla_up_proj (B200 also "mlp", not modelled), GB300 none; 25.11 B200 (w/ MTP): mla_up_proj
+                    ("DGX-GB200", "DeepSeekV3"): {"core_attn": False, "mla_up_proj": True},
+                    ("DGX-B200", "DeepSeekV3"): {"core_attn": False, "mla_up_proj": True},
+                    ("DGX-B200", "DeepSeekV3 (w/ MTP)"): {"core_attn": False, "mla_up_proj": True}}
 # Per-row training settings of the recipes that differ from the software preset: Kimi K2's MXFP8 recipe turns
 # fp8_param_gather off (Megatron-Bridge perf_recipes/kimi/gb300/kimi_k2.py at 067f987df).
 BRIDGE_TRAINING = {("DGX-GB300", "Kimi_K2", "FP8-MX"): {"fp8_param_gather": False}}
@@ -156,6 +168,7 @@ def bridge_row(row, release_in_name=False):
     graphs = BRIDGE_CUDA_GRAPHS.get((system, row["model"], row["precision"]), [])
     if graphs:
         training["cuda_graph"] = {scope: True for scope in graphs}
+    model_field = {"preset": model, "mtp_layers": layout.count("m")} if "m" in layout else model
     return name, {
         "name": "megatron-bridge-" + (name if release_in_name else row["release"] + "-" + name),
         "description": f"Megatron-Bridge {row['release']} pre-training row {row['model']} on {gpus} {system} (tp {tp}, pp {pp}, "
@@ -164,7 +177,7 @@ def bridge_row(row, release_in_name=False):
         "hardware": BRIDGE_SYSTEMS[system],
         "software": "megatron-bridge-25.11",
         "cluster": bridge_cluster(system, gpus),
-        "model": model,
+        "model": model_field,
         "parallelism": dict({"tp": tp, "pp": pp, "cp": cp, "ep": ep, "pipeline_split": split},
                             **({"pipeline_layout": layout} if layout else {})),
         "training": training,

@@ -198,6 +198,13 @@ std::vector<Kernel> embedding_forward(const LayerShape& x) {
   return {elementwise("embedding", Category::Elementwise, 2 * e * T * x.h)};
 }
 
+std::vector<Kernel> mtp_input_forward(const LayerShape& x) {
+  const double T = x.b * x.s, e = x.bytes_per_element();
+  std::vector<Kernel> out = embedding_forward(x);
+  out.push_back(elementwise("mtp_norms", Category::Elementwise, 2 * 2 * e * T * x.h));
+  return concat(out, linear("mtp_proj", x, T, x.h / x.t, 2 * x.h));
+}
+
 std::vector<Kernel> head_forward(const LayerShape& x) {
   const double T = x.b * x.s, e = x.bytes_per_element(), v = x.vocab / x.t;
   return {

@@ -64,7 +64,7 @@ WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
   const auto schedule = strategy::make_pipeline_schedule(s);
   const double v = chiplet ? s.model.layers : schedule->chunks_per_stage();
   int moe_layers = 0;
-  for (int l = 0; l < s.model.layers; ++l) moe_layers += s.model.moe.is_moe_layer(l) ? 1 : 0;
+  for (int l = 0; l < s.model.transformer_layers(); ++l) moe_layers += s.model.moe.is_moe_layer(l) ? 1 : 0;
   const double moe_per_chunk = double(moe_layers) / (p.pp * v);
   const double passes = workers * iterations * m * v;  // (micro-batch, chunk) pairs run by all workers
   // At least a compute, a send and a receive per pass and direction, and a start and a wait per gradient bucket

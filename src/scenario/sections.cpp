@@ -235,6 +235,10 @@ FieldList model_fields() {
       Field::object("moe", moe_fields(), "Mixture-of-Experts FFN layers (absent: dense)").with_default(EmptyObject{}),
       Field::object("mla", mla_fields(), "multi-head latent attention (DeepSeek-V2/V3; absent: multi-head or "
                                          "grouped-query attention)").with_default(EmptyObject{}),
+      Field::integer("mtp_layers", "multi-token-prediction modules after the last layer (DeepSeek-V3: 1): each a "
+                                   "transformer layer with a projection and the shared output head, trained on the "
+                                   "last pipeline chunk; 0 = none")
+          .at_least(0).at_most(16).with_default(0),
   };
 }
 

@@ -331,6 +331,10 @@ Scenario to_typed(const json& raw) {
             moe["layer_interval"], moe["capacity_factor"]};
   const json& mla = m["mla"];
   md.mla = {mla["q_lora_rank"], mla["kv_lora_rank"], mla["qk_rope_head_dim"], mla["v_head_dim"]};
+  md.mtp_layers = m["mtp_layers"];
+  if (md.mtp_layers > 0 && s.kind != "training")
+    throw ScenarioError("/model/mtp_layers", "multi-token prediction is a training module: a " + s.kind +
+                                                 " scenario runs the model without it (set 0)");
 
   const json& p = raw["parallelism"];
   s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],

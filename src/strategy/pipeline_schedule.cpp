@@ -67,9 +67,12 @@ std::vector<int> layout_split(const scenario::Scenario& s, int chunks) {
   if (!layout.front().embedding) throw ScenarioError(path, "must begin with E (the embedding)");
   if (!layout.back().loss) throw ScenarioError(path, "must end with L (the loss), in the last chunk");
   std::vector<int> out;
+  int mtp = 0;
   for (size_t j = 0; j < layout.size(); ++j) {
-    if (layout[j].mtp_layers > 0)
-      throw ScenarioError(path, "m: multi-token-prediction layers (DeepSeek-V3's MTP) are not modelled");
+    mtp += layout[j].mtp_layers;
+    if (layout[j].mtp_layers > 0 && j + 1 < layout.size())
+      throw ScenarioError(path, "m: llmsim runs the multi-token-prediction layers in the last chunk, with the loss "
+                                "(chunk " + count(j) + " holds one)");
     if (layout[j].layers == 0 && j > 0 && j + 1 < layout.size())
       throw ScenarioError(path, "chunk " + count(j) + " holds no transformer layer: only the first (E) and the "
                                     "last (L) chunk may hold none");
@@ -79,18 +82,43 @@ std::vector<int> layout_split(const scenario::Scenario& s, int chunks) {
   if (total != s.model.layers)
     throw ScenarioError(path, count(total) + " transformer layers (t), where the model has " +
                                   count(s.model.layers) + " (model.layers)");
+  if (mtp != s.model.mtp_layers)
+    throw ScenarioError(path, count(mtp) + " multi-token-prediction layers (m), where the model has " +
+                                  count(s.model.mtp_layers) + " (model.mtp_layers)");
+  out.back() += mtp;
   return out;
+}
+
+/// The MTP layers follow the model's last layer, in the last chunk (with the head, as Megatron-Core places them
+/// without a layout).
+std::vector<int> with_mtp(std::vector<int> layers, const scenario::Scenario& s) {
+  layers.back() += s.model.mtp_layers;
+  return layers;
 }
 }  // namespace
 
+namespace {
+std::vector<int> model_layer_split(const scenario::Scenario& s, const PipelineSchedule& schedule);
+}  // namespace
+
 std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
+  if (!s.parallelism.pipeline_layout.empty()) {
+    const long long chunks = static_cast<long long>(s.parallelism.pp) * schedule.chunks_per_stage();
+    if (chunks > s.model.layers + 2LL) return model_layer_split(s, schedule);  // its error
+    return layout_split(s, static_cast<int>(chunks));
+  }
+  return with_mtp(model_layer_split(s, schedule), s);
+}
+
+namespace {
+/// The model's layers per chunk (without MTP layers) from pipeline_split and last_stage_layers.
+std::vector<int> model_layer_split(const scenario::Scenario& s, const PipelineSchedule& schedule) {
   const int pp = s.parallelism.pp, v = schedule.chunks_per_stage(), layers = s.model.layers;
   const std::string n = std::to_string(layers);
   if (static_cast<long long>(pp) * v > layers + 2LL)  // (so pp * v below fits an int)
     throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
                         "pp * virtual_stages = " + std::to_string(static_cast<long long>(pp) * v) +
                             " model chunks is more than the " + n + " layers, the embedding and the loss");
-  if (!s.parallelism.pipeline_layout.empty()) return layout_split(s, pp * v);
   if (s.parallelism.pipeline_split == "embedding-loss") return embedding_loss_split(s, pp * v);
   if (pp * v > layers)
     throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
@@ -125,6 +153,8 @@ std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedul
   for (int c = 0; c < v; ++c) out[schedule.model_chunk(pp, pp - 1, c)] = last / v;
   return out;
 }
+
+}  // namespace
 
 LLMSIM_FAMILY(PipelineSchedule, "strategies", "pipeline_schedule", "1f1b", "pipeline schedule", 20,
               {"strategies", "pipeline_schedule", 1}, [](const scenario::Scenario& s) { make_pipeline_schedule(s); });

@@ -323,6 +323,7 @@ struct ModelSegments {
   LayerSegments first, other;
   std::vector<LayerSegments> moe_layers;
   Segment embed_f, embed_b, head_f, head_b, head_w, head_bw, gather_f, gather_b;
+  Segment mtp_in_f, mtp_in_b, mtp_in_w, mtp_in_bw;  ///< an MTP module's input (model::mtp_input_forward)
 };
 
 ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoePlan* moe, int ep_rank,
@@ -353,6 +354,14 @@ ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoeP
   m.head_w = b.segment("W head", model::backward_weight(head), false);
   m.head_bw = b.segment("B head", concat(model::backward_input(head), model::backward_weight(head)), true,
                         column_parallel(head));
+  if (s.model.mtp_layers > 0) {
+    const Kernels mtp = model::mtp_input_forward(x);
+    m.mtp_in_f = b.segment("F mtp input", mtp, true);
+    m.mtp_in_b = b.segment("B mtp input", model::backward_input(mtp), true);
+    m.mtp_in_w = b.segment("W mtp input", model::backward_weight(mtp), false);
+    m.mtp_in_bw = b.segment("B mtp input", concat(model::backward_input(mtp), model::backward_weight(mtp)), true,
+                            column_parallel(mtp));
+  }
   m.gather_f = b.gather("F p2p all-gather");
   m.gather_b = b.gather("B p2p all-gather");
   // MoE layers differ by layer (their routing) and by rank (its experts' tokens).
@@ -412,16 +421,24 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     if (is_last) {
       in.push_back(m.head_b), w.push_back(m.head_w), bw.push_back(m.head_bw);
       if (per_layer_grads)  // the output layer's gradients, as "layer" number `layers`
-        w.back().gradients_of_layer = bw.back().gradients_of_layer = s.model.layers;
+        w.back().gradients_of_layer = bw.back().gradients_of_layer = s.model.transformer_layers();
     }
     std::vector<size_t> f_at, in_at, bw_at;  // where each layer's segments begin, in pass order
-    for (int l = 0; l < layers_of_chunk[j]; ++l) f_at.push_back(f.size()), append(f, layer_at(j, l).forward);
+    // An MTP layer (after the model's last) runs between its input segment and the shared head.
+    auto mtp = [&](int l) { return first_layer + l >= s.model.layers; };
+    for (int l = 0; l < layers_of_chunk[j]; ++l) {
+      if (mtp(l)) f.push_back(m.mtp_in_f);
+      f_at.push_back(f.size()), append(f, layer_at(j, l).forward);
+      if (mtp(l)) f.push_back(m.head_f);
+    }
     for (int l = layers_of_chunk[j] - 1; l >= 0; --l) {
       const LayerSegments& layer = layer_at(j, l);
+      if (mtp(l)) in.push_back(m.head_b), w.push_back(m.head_w), bw.push_back(m.head_bw);
       in_at.push_back(in.size()), bw_at.push_back(bw.size());
       append(in, layer.input);
       append(w, layer.weight);
       append(bw, layer.backward);
+      if (mtp(l)) in.push_back(m.mtp_in_b), w.push_back(m.mtp_in_w), bw.push_back(m.mtp_in_bw);
       if (per_layer_grads) {  // the layer's gradients are final after its last W / B+W segment
         if (!layer.weight.empty()) w.back().gradients_of_layer = first_layer + l;
         bw.back().gradients_of_layer = first_layer + l;

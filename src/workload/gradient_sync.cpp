@@ -134,7 +134,7 @@ class ZeroSync final : public BucketedSync {
   /// its last (the per-layer gradient parts, model_parts.hpp).
   static std::map<int, double> layer_units(const StageGradients& g) {
     std::map<int, double> units;
-    for (const auto& parts : g.parts) {  // per chunk: embedding (layer -1), its layers, head (model.layers)
+    for (const auto& parts : g.parts) {  // per chunk: embedding (layer -1), its layers, head (transformer_layers())
       if (parts.size() < 3) continue;
       const int first = parts[1].layer, last = parts[parts.size() - 2].layer;
       for (const auto& part : parts) units[part.layer < 0 ? first : std::min(part.layer, last)] += part.params.total();

@@ -24,6 +24,10 @@ ChunkParams head_part(const scenario::Scenario& s, int j, int chunks) {
   if (j != chunks - 1) return {};
   ChunkParams p{2.0 * m.hidden, 0};  // final norm
   if (!m.tied_embeddings || chunks > 1) p.dense += double(m.vocab) * m.hidden / s.parallelism.tp;  // (a tied copy)
+  if (m.mtp_layers > 0) {  // MTP: per module its [embedding; hidden] projection and three norms, and one copy of
+    const double h = m.hidden;  // the embedding the modules look their tokens up in (DeepSeek-V3 Sec. 2.2)
+    p.dense += m.mtp_layers * (2 * h * h / s.parallelism.tp + 3 * h) + (chunks > 1 ? double(m.vocab) * h / s.parallelism.tp : 0);
+  }
   return p;
 }
 
@@ -42,7 +46,7 @@ std::vector<GradientPart> gradient_parts(const scenario::Scenario& s, int j, int
   if (!per_layer) return {{chunk_params(s, j, chunks, first, layers), -1}};
   std::vector<GradientPart> out = {{embedding_part(s, j), -1}};
   for (int l = first; l < first + layers; ++l) out.push_back({layer_part(s, l), l});
-  out.push_back({head_part(s, j, chunks), s.model.layers});
+  out.push_back({head_part(s, j, chunks), s.model.transformer_layers()});
   return out;
 }
 

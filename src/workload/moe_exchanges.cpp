@@ -42,7 +42,7 @@ MoeExchanges add_moe_exchanges(const scenario::Scenario& s, const MoePlan& plan,
   // al. EuroSys 2024, Sec. 5, Eqs. 16-18: M t1 + (P - M) t2 for P peers, M of them in the node): both parts queue on
   // one group (a group is a stream). Pipe-A2A (split_all_to_all) gives each part its own group of the same members,
   // so they run at once: max(M t1, (P - M) t2). An exchange with pairs of one kind only is one collective.
-  for (int layer = 0; layer < s.model.layers; ++layer) {
+  for (int layer = 0; layer < s.model.transformer_layers(); ++layer) {
     const int index = plan.moe_index[layer];
     if (index < 0) continue;
     const auto& copies = plan.traffic[index].copies;

@@ -8,14 +8,14 @@ MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
                  const strategy::ExpertPlacementStrategy& placement) {
   MoePlan plan;
   const auto& moe = s.model.moe;
-  plan.moe_index.assign(s.model.layers, -1);
+  plan.moe_index.assign(s.model.transformer_layers(), -1);
   if (!moe.enabled()) return plan;
   const int ep = s.parallelism.ep;
   const bool chiplet = s.kind == "moe-chiplet";  // one token source: the attention chiplet
   const int sources = chiplet ? 1 : ep;
   const double tokens = double(s.training.micro_batch) * s.training.seq_len / s.parallelism.cp;  // a rank's
   const int sample = static_cast<int>(std::min<double>(tokens, kRoutingSampleTokens));
-  for (int layer = 0, index = 0; layer < s.model.layers; ++layer) {
+  for (int layer = 0, index = 0; layer < s.model.transformer_layers(); ++layer) {
     if (!moe.is_moe_layer(layer)) continue;
     plan.moe_index[layer] = index;
     std::vector<moe::RoutingSample> simulated, profiled;

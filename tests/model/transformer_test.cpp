@@ -163,9 +163,10 @@ TEST(MultiHeadLatentAttention, LatentFieldsNeedTheLatentAndServingRefusesIt) {
   EXPECT_EQ(test::error_of([&] { test::shipped(serving, {"model.mla.kv_lora_rank=64"}); }).path(), "/model/mla");
   EXPECT_EQ(test::error_of([&] { test::shipped(serving, {"parallelism.pipeline_layout=\"Et*80L\""}); }).path(),
             "/parallelism/pipeline_layout");
+  EXPECT_EQ(test::error_of([&] { test::shipped(serving, {"model.mtp_layers=1"}); }).path(), "/model/mtp_layers");
 }
 
-TEST(MultiHeadLatentAttention, DeepSeekV3AndKimiK2ModelFlopsPerTokenMatchMegatronBridge) {
+TEST(MultiHeadLatentAttention, DeepSeekV3KimiK2AndMtpModelFlopsPerTokenMatchMegatronBridge) {
   // Megatron-Bridge 25.11 reports DeepSeek-V3 (w/o MTP) on 256 GB200 at 3139 tokens/s and 782 model TFLOP/s per
   // GPU: 249.1 GFLOP per token (data/validation/megatron-bridge-25.11-blackwell.csv), its own FLOP formula for MLA,
   // the dense and MoE layers and the head. llmsim's kernels, counted independently, must agree.
@@ -182,6 +183,14 @@ TEST(MultiHeadLatentAttention, DeepSeekV3AndKimiK2ModelFlopsPerTokenMatchMegatro
                                   {"cluster.nodes=1", "parallelism.ep=16", "training.global_batch=128"});
   const double kimi_tokens = double(kimi.training.global_batch) * kimi.training.seq_len;
   EXPECT_NEAR(plan_for(kimi).model_flops / kimi_tokens / (1088e12 / 5328), 1.0, 0.01);
+  // DeepSeek-V3 with its multi-token-prediction module (one more MoE layer, the projection and the shared head) on
+  // 256 B200, 25.11: 557 TFLOP/s at 2139 tokens/s per GPU, 11.3 GFLOP per token more than without it.
+  const auto mtp = test::shipped("scenarios/validation/megatron-bridge-25.11-blackwell/"
+                                 "b200-deepseek-v3-256gpus-fp8-mx.json",
+                                 {"cluster.nodes=16", "training.global_batch=128"});
+  ASSERT_EQ(mtp.model.mtp_layers, 1);
+  const double mtp_tokens = double(mtp.training.global_batch) * mtp.training.seq_len;
+  EXPECT_NEAR(plan_for(mtp).model_flops / mtp_tokens / (557e12 / 2139), 1.0, 0.01);
 }
 
 TEST(RecomputeModules, MlaUpProjectionsAndMoeActivationByHand) {

@@ -88,9 +88,18 @@ TEST(PipelineLayout, ChunkLayersFollowTheLayoutAndCheckIt) {
   EXPECT_EQ(error("E|(t*2|)*62tL").message(), "125 transformer layers (t), where the model has 126 (model.layers)");
   EXPECT_EQ(error("E||(t*2|)*61ttttL").message(), "chunk 1 holds no transformer layer: only the first (E) and the "
                                                   "last (L) chunk may hold none");
-  EXPECT_EQ(error("E|(t*2|)*62ttmL").message(), "m: multi-token-prediction layers (DeepSeek-V3's MTP) are not modelled");
+  EXPECT_EQ(error("E|(t*2|)*62ttmL").message(), "1 multi-token-prediction layers (m), where the model has 0 "
+                                                "(model.mtp_layers)");
+  EXPECT_EQ(error("E|m(t*2|)*62ttL").message(), "m: llmsim runs the multi-token-prediction layers in the last "
+                                                "chunk, with the loss (chunk 1 holds one)");
   EXPECT_EQ(error("t|(t*2|)*62tL").message(), "must begin with E (the embedding)");
   EXPECT_EQ(error("E|(t*2|)*62tt").path(), "/parallelism/pipeline_layout");
+  // An MTP layer runs after the model's last, in the last chunk, with or without a layout.
+  const auto with_mtp = test::shipped(file, {"parallelism.pipeline_split=\"even\"", "model.mtp_layers=1",
+                                             "parallelism.pipeline_layout=\"E|(t*2|)*62ttmL\""});
+  EXPECT_EQ(strategy::chunk_layers(with_mtp, *strategy::make_pipeline_schedule(with_mtp)).back(), 3);
+  const auto split_mtp = test::shipped(file, {"model.mtp_layers=1"});  // embedding-loss: 1 + the MTP layer
+  EXPECT_EQ(strategy::chunk_layers(split_mtp, *strategy::make_pipeline_schedule(split_mtp)).back(), 2);
   // A layout sets every chunk: another split beside it is a contradiction.
   EXPECT_EQ(test::error_of([&] { test::shipped(file, {layout}); }).path(), "/parallelism/pipeline_layout");
 }

@@ -103,6 +103,10 @@ std::vector<Kernel> recomputed(const std::vector<Kernel>& forward, const std::st
 std::vector<Kernel> embedding_forward(const LayerShape& x);
 /// Final norm, logits GEMM (vocabulary split over tp) and cross-entropy (last stage), forward and backward.
 std::vector<Kernel> head_forward(const LayerShape& x);
+/// The input of a multi-token-prediction module (DeepSeek-V3 Sec. 2.2; Megatron-Core MultiTokenPredictionLayer):
+/// the embedding of the tokens one step ahead, RMSNorm of it and of the previous depth's hidden state, and the
+/// projection of their concatenation, T x 2h -> h (column-parallel); its layer and the shared head follow.
+std::vector<Kernel> mtp_input_forward(const LayerShape& x);
 /// Dropout + residual add after a block on b*s tokens (b*s/t with SP): reads the block output and the residual,
 /// writes the sum (e bytes each) and, with model.dropout, a 1-byte mask per element.
 Kernel dropout_add(const std::string& name, const LayerShape& x);

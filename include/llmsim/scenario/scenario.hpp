@@ -118,6 +118,11 @@ struct Model {
   double params_b = 0;     ///< published size [billions], informative only
   Moe moe;
   Mla mla;
+  /// Multi-token prediction modules (DeepSeek-V3 Sec. 2.2): each a transformer layer (MoE where the model's last
+  /// layers are) after a projection of [embedding; hidden] and with the shared output head, on the last chunk.
+  int mtp_layers = 0;
+  /// Transformer layers the training workload runs: the model's and its MTP modules', which follow them.
+  int transformer_layers() const { return layers + mtp_layers; }
 };
 
 struct Parallelism {

@@ -26,7 +26,7 @@ ChunkParams chunk_params(const scenario::Scenario& s, int j, int chunks, int fir
 
 /// Gradients of a model chunk that become final together: `layer` -1 after the chunk's last backward, else
 /// after that model layer's backward (per-layer gradients, FlowMoE; the output layer is layer number
-/// model.layers).
+/// model.transformer_layers(), after the MTP layers model.layers ..).
 struct GradientPart {
   ChunkParams params;
   int layer = -1;
