@@ -89,28 +89,6 @@ std::vector<int> layout_split(const scenario::Scenario& s, int chunks) {
   return out;
 }
 
-/// The MTP layers follow the model's last layer, in the last chunk (with the head, as Megatron-Core places them
-/// without a layout).
-std::vector<int> with_mtp(std::vector<int> layers, const scenario::Scenario& s) {
-  layers.back() += s.model.mtp_layers;
-  return layers;
-}
-}  // namespace
-
-namespace {
-std::vector<int> model_layer_split(const scenario::Scenario& s, const PipelineSchedule& schedule);
-}  // namespace
-
-std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
-  if (!s.parallelism.pipeline_layout.empty()) {
-    const long long chunks = static_cast<long long>(s.parallelism.pp) * schedule.chunks_per_stage();
-    if (chunks > s.model.layers + 2LL) return model_layer_split(s, schedule);  // its error
-    return layout_split(s, static_cast<int>(chunks));
-  }
-  return with_mtp(model_layer_split(s, schedule), s);
-}
-
-namespace {
 /// The model's layers per chunk (without MTP layers) from pipeline_split and last_stage_layers.
 std::vector<int> model_layer_split(const scenario::Scenario& s, const PipelineSchedule& schedule) {
   const int pp = s.parallelism.pp, v = schedule.chunks_per_stage(), layers = s.model.layers;
@@ -154,7 +132,22 @@ std::vector<int> model_layer_split(const scenario::Scenario& s, const PipelineSc
   return out;
 }
 
+/// The MTP layers follow the model's last layer, in the last chunk (with the head, as Megatron-Core places them
+/// without a layout).
+std::vector<int> with_mtp(std::vector<int> layers, const scenario::Scenario& s) {
+  layers.back() += s.model.mtp_layers;
+  return layers;
+}
 }  // namespace
+
+std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
+  if (!s.parallelism.pipeline_layout.empty()) {
+    const long long chunks = static_cast<long long>(s.parallelism.pp) * schedule.chunks_per_stage();
+    if (chunks > s.model.layers + 2LL) return model_layer_split(s, schedule);  // its error
+    return layout_split(s, static_cast<int>(chunks));
+  }
+  return with_mtp(model_layer_split(s, schedule), s);
+}
 
 LLMSIM_FAMILY(PipelineSchedule, "strategies", "pipeline_schedule", "1f1b", "pipeline schedule", 20,
               {"strategies", "pipeline_schedule", 1}, [](const scenario::Scenario& s) { make_pipeline_schedule(s); });

@@ -25,8 +25,8 @@ ChunkParams head_part(const scenario::Scenario& s, int j, int chunks) {
   ChunkParams p{2.0 * m.hidden, 0};  // final norm
   if (!m.tied_embeddings || chunks > 1) p.dense += double(m.vocab) * m.hidden / s.parallelism.tp;  // (a tied copy)
   if (m.mtp_layers > 0) {  // MTP: per module its [embedding; hidden] projection and three norms, and one copy of
-    const double h = m.hidden;  // the embedding the modules look their tokens up in (DeepSeek-V3 Sec. 2.2)
-    p.dense += m.mtp_layers * (2 * h * h / s.parallelism.tp + 3 * h) + (chunks > 1 ? double(m.vocab) * h / s.parallelism.tp : 0);
+    const double h = m.hidden, t = s.parallelism.tp;  // the embedding its tokens are looked up in (DeepSeek-V3
+    p.dense += m.mtp_layers * (2 * h * h / t + 3 * h) + (chunks > 1 ? double(m.vocab) * h / t : 0);  // Sec. 2.2)
   }
   return p;
 }

@@ -77,8 +77,8 @@ class VShapedSchedule : public PipelineSchedule {
 using PipelineScheduleRegistry = Registry<PipelineSchedule>;
 
 /// Transformer layers of each global model chunk (0 .. pp*v-1), the model's MTP layers in the last chunk:
-/// parallelism.pipeline_layout's when given (the first
-/// and the last chunk may hold none: the embedding or the loss alone); else the last stage's v chunks share
+/// parallelism.pipeline_layout's when given (the first and the last chunk may hold none: the embedding or the loss
+/// alone); else pipeline_split embedding-loss's; else the last stage's v chunks share
 /// parallelism.last_stage_layers, the other chunks split the remaining layers evenly (all even when "auto").
 /// Throws ScenarioError when the layers do not divide that way.
 std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule);

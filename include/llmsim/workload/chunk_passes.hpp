@@ -101,7 +101,8 @@ struct ChunkPasses {
 /// micro-batch, chunk c's dispatch queued right after its gating (and in the backward chunk c's attention
 /// gradient right after its dispatch-gradient exchange). With layout.gradient_chunk_bytes > 0 or ZeRO-3 the
 /// last segment of each layer's backward (or weight gradient) carries gradients_of_layer and ends a fused block;
-/// the head's backward carries model.transformer_layers() (the output layer's gradients). With ZeRO-3 each layer's first
+/// the head's backward carries model.transformer_layers() (the output layer's gradients; an MTP layer, after the
+/// model's last, runs between its input segment and the shared head). With ZeRO-3 each layer's first
 /// segment of a pass that uses its weights carries params_of_layer and starts a fused block.
 std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const hardware::ComputeModel& cm,
                                             const std::vector<int>& layers_of_chunk, std::vector<ComputeCost>& costs,
