@@ -418,11 +418,14 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     if (!is_first && gathers) f.push_back(m.gather_f);
     if (!is_last && gathers) in.push_back(m.gather_b), bw.push_back(m.gather_b);
     if (is_first) f.push_back(m.embed_f);
-    if (is_last) {
+    // The output layer's gradients, as "layer" number transformer_layers(), are final after its last backward:
+    // the main head's, or with MTP the first MTP module's head (its backward runs last).
+    auto head_backward = [&](bool final_use) {
       in.push_back(m.head_b), w.push_back(m.head_w), bw.push_back(m.head_bw);
-      if (per_layer_grads)  // the output layer's gradients, as "layer" number `layers`
+      if (per_layer_grads && final_use)
         w.back().gradients_of_layer = bw.back().gradients_of_layer = s.model.transformer_layers();
-    }
+    };
+    if (is_last) head_backward(s.model.mtp_layers == 0);
     std::vector<size_t> f_at, in_at, bw_at;  // where each layer's segments begin, in pass order
     // An MTP layer (after the model's last) runs between its input segment and the shared head.
     auto mtp = [&](int l) { return first_layer + l >= s.model.layers; };
@@ -433,7 +436,7 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     }
     for (int l = layers_of_chunk[j] - 1; l >= 0; --l) {
       const LayerSegments& layer = layer_at(j, l);
-      if (mtp(l)) in.push_back(m.head_b), w.push_back(m.head_w), bw.push_back(m.head_bw);
+      if (mtp(l)) head_backward(first_layer + l == s.model.layers);
       in_at.push_back(in.size()), bw_at.push_back(bw.size());
       append(in, layer.input);
       append(w, layer.weight);

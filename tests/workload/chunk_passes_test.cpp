@@ -2,6 +2,8 @@
 // exposed tp communication of the overlap variants against their formulas.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../support/scenarios.hpp"
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/hardware/compute_model.hpp"
@@ -138,4 +140,29 @@ TEST(ChunkPasses, PipelinedOverlapExposesOnePieceWhenTheGemmIsLonger) {
   const double g = b.costs[mlp.compute].by_category[static_cast<int>(workload::TimeCategory::Gemm)];
   ASSERT_GT(g, c);
   EXPECT_NEAR(b.costs[mlp.collective].duration, c / 2, 1e-12);
+}
+
+TEST(ChunkPasses, AnMtpLayerRunsBetweenItsInputAndTheSharedHeadWhoseGradientsAreFinalAfterItsBackward) {
+  // One MTP module (the 25th layer, in the last chunk): forward ... layer 24, [MTP input, layer, head], head;
+  // the head's gradients (layer number 25 = transformer_layers) are final after the MTP head's backward, the
+  // last of the two heads'.
+  Built b{test::shipped("scenarios/default.json", {"training.recompute=none", "model.mtp_layers=1",
+                                                   "training.zero_stage=3"}),
+          {}, {}};
+  const hardware::ComputeModel cm(b.s.hardware);
+  b.chunks = workload::build_chunk_passes(b.s, cm, {12, 13}, b.costs);
+  const auto& last = b.chunks.back();
+  std::vector<std::string> forward;
+  for (const auto& seg : last.forward.segments) forward.push_back(b.costs[seg.compute].name);
+  const auto mtp_in = std::find(forward.begin(), forward.end(), "F mtp input");
+  ASSERT_NE(mtp_in, forward.end());
+  EXPECT_EQ(std::count(forward.begin(), forward.end(), "F head"), 2);
+  EXPECT_EQ(forward.back(), "F head");
+  int heads = 0, marked_at = -1;
+  for (const auto& seg : last.backward.segments) {
+    if (b.costs[seg.compute].name == "B head") ++heads;
+    if (seg.gradients_of_layer == 25) marked_at = heads;
+  }
+  EXPECT_EQ(heads, 2);
+  EXPECT_EQ(marked_at, 2);  // on the second head's backward, not the first
 }
