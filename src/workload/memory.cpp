@@ -14,19 +14,22 @@ double local_sbh(const scenario::Scenario& s) { return local_seq(s) * s.training
 /// Korthikanti's coefficients count 2 bytes per kept activation element; an fp32 or tf32 run keeps 4.
 double element_scale(const scenario::Scenario& s) { return model::LayerShape::from(s).bytes_per_element() / 2; }
 
-/// The model's shape as multiples of h: the query and attention output width a (d + dv) / 2h (1 when head_dim is
-/// auto and there is no MLA), the key and value width per rank (kv/t) t (d + dv) / 2h, the FFN width f / h, the FFN
-/// intermediates kept per f-wide element (GeLU: its input and output, 2 + 2 bytes; SwiGLU: gate and up outputs
-/// and their product, 2 + 2 + 2 bytes), and MLA's latents, which every tp rank keeps whole: the query latent and
-/// its norm output, the key/value latent with the key's RoPE part and its norm output, (2 q_lora + 2 kv_lora +
-/// rope) / h.
+/// The model's shape as multiples of h: the query width a d / h and the attention output width a dv / h (both 1
+/// when head_dim is auto and there is no MLA), the key and value width per rank times t, (kv/t) t (d + dv) / h, the
+/// FFN width f / h, the FFN intermediates kept per f-wide element (GeLU: its input and output, 2 + 2 bytes; SwiGLU:
+/// gate and up outputs and their product, 2 + 2 + 2 bytes), and MLA's latents, which every tp rank keeps whole: the
+/// query latent and its norm output, the key/value latent with the key's RoPE part and its norm output,
+/// (2 q_lora + 2 kv_lora + rope) / h.
 struct Widths {
-  double attention, kv, ffn, ffn_kept, latents;
+  double query, out, keys_values, ffn, ffn_kept, latents;
 };
 Widths widths(const scenario::Scenario& s) {
   const auto x = model::LayerShape::from(s);
-  const double qk_v = (x.d + x.value_dim()) / 2;
-  return {x.a * qk_v / x.h, x.kv_heads_per_rank() * x.t * qk_v / x.h, x.f / x.h, x.swiglu ? 6.0 : 4.0,
+  return {x.a * x.d / x.h,
+          x.a * x.value_dim() / x.h,
+          x.kv_heads_per_rank() * x.t * (x.d + x.value_dim()) / x.h,
+          x.f / x.h,
+          x.swiglu ? 6.0 : 4.0,
           (2 * x.q_lora + 2 * x.kv_lora + x.rope) / x.h};
 }
 
@@ -42,15 +45,14 @@ Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
   const double norm_side = s.parallelism.sequence_parallel ? t : 1;  // QKV and FC1 inputs: split by SP only
   const double per_element = 2 - model::bytes_per_element(f.gemm_precision());
   const Widths w = widths(s);
-  return {per_element * (sbh / norm_side + w.attention * sbh / t), per_element * (sbh / norm_side + w.ffn * sbh / t)};
+  return {per_element * (sbh / norm_side + w.out * sbh / t), per_element * (sbh / norm_side + w.ffn * sbh / t)};
 }
 
 /// Bytes per s*b*h that recomputing MLA's up-projections frees (recompute_modules mla_up_proj): their outputs,
-/// this rank's queries (a/t heads of d) and keys and values (kv/t heads of d + dv), rebuilt from the kept latents.
-double mla_up_saving(const scenario::Scenario& s, bool selective) {
-  const auto x = model::LayerShape::from(s);
-  if (!selective || !s.training.recompute_modules.mla_up_proj || !x.mla()) return 0;
-  return 2 * element_scale(s) * (x.a / x.t * x.d + x.kv_heads_per_rank() * (x.d + x.value_dim())) / x.h;
+/// this rank's queries and keys and values, rebuilt from the kept latents.
+double mla_up_saving(const scenario::Scenario& s, const Widths& w, bool selective) {
+  if (!selective || !s.training.recompute_modules.mla_up_proj || w.latents == 0) return 0;
+  return 2 * element_scale(s) * (w.query + w.keys_values) / s.parallelism.tp;
 }
 
 }  // namespace
@@ -65,14 +67,15 @@ double layer_activation_bytes(const scenario::Scenario& s, const std::string& re
   if (recompute == "full") return 2 * k * sbh / (sp ? t : 1);
   const Widths w = widths(s);
   const double norm_side = 8 * k + 2 * mask;  // QKV and FC1 inputs, the two norms' inputs, the two dropout masks
-  const double tp_side = k * (4 * w.attention + 4 * w.kv + w.ffn_kept * w.ffn);  // Q and projection input, K, V, FFN
+  // the query, the projection's input, keys and values, and the FFN's intermediates
+  const double tp_side = k * (2 * w.query + 2 * w.out + 2 * w.keys_values + w.ffn_kept * w.ffn);
   const double base = (sp ? (norm_side + tp_side) / t : norm_side + tp_side / t) + 2 * k * w.latents;
   const Fp8Saving fp8 = fp8_activation_saving(s);
   const double logsumexp = fused ? 4.0 * s.training.micro_batch * a * seq / t : 0;  // one fp32 per query row
   const auto& modules = s.training.recompute_modules;
   const bool selective = recompute == "selective";
   const double core = (selective && modules.core_attn) || fused ? 0 : attention;
-  return sbh * (base + core - mla_up_saving(s, selective)) + logsumexp - fp8.attention - fp8.mlp;
+  return sbh * (base + core - mla_up_saving(s, w, selective)) + logsumexp - fp8.attention - fp8.mlp;
 }
 
 double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
