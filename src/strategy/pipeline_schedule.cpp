@@ -93,10 +93,6 @@ std::vector<int> layout_split(const scenario::Scenario& s, int chunks) {
 std::vector<int> model_layer_split(const scenario::Scenario& s, const PipelineSchedule& schedule) {
   const int pp = s.parallelism.pp, v = schedule.chunks_per_stage(), layers = s.model.layers;
   const std::string n = std::to_string(layers);
-  if (static_cast<long long>(pp) * v > layers + 2LL)  // (so pp * v below fits an int)
-    throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
-                        "pp * virtual_stages = " + std::to_string(static_cast<long long>(pp) * v) +
-                            " model chunks is more than the " + n + " layers, the embedding and the loss");
   if (s.parallelism.pipeline_split == "embedding-loss") return embedding_loss_split(s, pp * v);
   if (pp * v > layers)
     throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
@@ -141,11 +137,12 @@ std::vector<int> with_mtp(std::vector<int> layers, const scenario::Scenario& s) 
 }  // namespace
 
 std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
-  if (!s.parallelism.pipeline_layout.empty()) {
-    const long long chunks = static_cast<long long>(s.parallelism.pp) * schedule.chunks_per_stage();
-    if (chunks > s.model.layers + 2LL) return model_layer_split(s, schedule);  // its error
-    return layout_split(s, static_cast<int>(chunks));
-  }
+  const long long chunks = static_cast<long long>(s.parallelism.pp) * schedule.chunks_per_stage();
+  if (chunks > s.model.layers + 2LL)  // (so pp * v below fits an int)
+    throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
+                        "pp * virtual_stages = " + std::to_string(chunks) + " model chunks is more than the " +
+                            std::to_string(s.model.layers) + " layers, the embedding and the loss");
+  if (!s.parallelism.pipeline_layout.empty()) return layout_split(s, static_cast<int>(chunks));
   return with_mtp(model_layer_split(s, schedule), s);
 }
 
