@@ -317,14 +317,28 @@ std::vector<Unit> moe_units(const model::LayerShape& x, const scenario::Moe& moe
   return units;
 }
 
+/// The four passes of a piece outside the transformer layers (F, B, W and B+W).
+struct WholePasses {
+  Segment f, b, w, bw;
+};
+
 /// What every chunk's passes are assembled from: the layers' segments (the model's first layer, the others,
 /// each MoE layer as this expert-parallel rank sees it), the embedding's, the head's and the p2p gathers'.
 struct ModelSegments {
   LayerSegments first, other;
   std::vector<LayerSegments> moe_layers;
-  Segment embed_f, embed_b, head_f, head_b, head_w, head_bw, gather_f, gather_b;
-  Segment mtp_in_f, mtp_in_b, mtp_in_w, mtp_in_bw;  ///< an MTP module's input (model::mtp_input_forward)
+  Segment embed_f, embed_b, gather_f, gather_b;
+  WholePasses head, mtp_input;  ///< the output layer; an MTP module's input (model::mtp_input_forward)
 };
+
+/// `forward`'s F, B, W and B+W segments, a tp collective after the F segment when `forward_collective` and after
+/// each backward one (its wgrad hiding the input-gradient all-reduce where column_parallel finds a GEMM).
+WholePasses whole_passes(Builder& b, const std::string& name, const Kernels& forward, bool forward_collective) {
+  const Kernels dgrad = model::backward_input(forward), wgrad = model::backward_weight(forward);
+  return {b.segment("F " + name, forward, forward_collective), b.segment("B " + name, dgrad, true),
+          b.segment("W " + name, wgrad, false),
+          b.segment("B " + name, concat(dgrad, wgrad), true, column_parallel(forward))};
+}
 
 ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoePlan* moe, int ep_rank,
                              const strategy::MoeLayout& layout) {
@@ -349,19 +363,8 @@ ModelSegments model_segments(Builder& b, const scenario::Scenario& s, const MoeP
   const Kernels embedding = model::embedding_forward(x), head = model::head_forward(x);
   m.embed_f = b.segment("F embedding", embedding, true);
   m.embed_b = b.segment("B embedding", model::backward_input(embedding), false);
-  m.head_f = b.segment("F head", head, false);
-  m.head_b = b.segment("B head", model::backward_input(head), true);
-  m.head_w = b.segment("W head", model::backward_weight(head), false);
-  m.head_bw = b.segment("B head", concat(model::backward_input(head), model::backward_weight(head)), true,
-                        column_parallel(head));
-  if (s.model.mtp_layers > 0) {
-    const Kernels mtp = model::mtp_input_forward(x);
-    m.mtp_in_f = b.segment("F mtp input", mtp, true);
-    m.mtp_in_b = b.segment("B mtp input", model::backward_input(mtp), true);
-    m.mtp_in_w = b.segment("W mtp input", model::backward_weight(mtp), false);
-    m.mtp_in_bw = b.segment("B mtp input", concat(model::backward_input(mtp), model::backward_weight(mtp)), true,
-                            column_parallel(mtp));
-  }
+  m.head = whole_passes(b, "head", head, false);
+  if (s.model.mtp_layers > 0) m.mtp_input = whole_passes(b, "mtp input", model::mtp_input_forward(x), true);
   m.gather_f = b.gather("F p2p all-gather");
   m.gather_b = b.gather("B p2p all-gather");
   // MoE layers differ by layer (their routing) and by rank (its experts' tokens).
@@ -421,7 +424,7 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     // The output layer's gradients, as "layer" number transformer_layers(), are final after its last backward:
     // the main head's, or with MTP the first MTP module's head (its backward runs last).
     auto head_backward = [&](bool final_use) {
-      in.push_back(m.head_b), w.push_back(m.head_w), bw.push_back(m.head_bw);
+      in.push_back(m.head.b), w.push_back(m.head.w), bw.push_back(m.head.bw);
       if (per_layer_grads && final_use)
         w.back().gradients_of_layer = bw.back().gradients_of_layer = s.model.transformer_layers();
     };
@@ -430,9 +433,9 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
     // An MTP layer (after the model's last) runs between its input segment and the shared head.
     auto mtp = [&](int l) { return first_layer + l >= s.model.layers; };
     for (int l = 0; l < layers_of_chunk[j]; ++l) {
-      if (mtp(l)) f.push_back(m.mtp_in_f);
+      if (mtp(l)) f.push_back(m.mtp_input.f);
       f_at.push_back(f.size()), append(f, layer_at(j, l).forward);
-      if (mtp(l)) f.push_back(m.head_f);
+      if (mtp(l)) f.push_back(m.head.f);
     }
     for (int l = layers_of_chunk[j] - 1; l >= 0; --l) {
       const LayerSegments& layer = layer_at(j, l);
@@ -441,14 +444,14 @@ std::vector<ChunkPasses> build_chunk_passes(const scenario::Scenario& s, const h
       append(in, layer.input);
       append(w, layer.weight);
       append(bw, layer.backward);
-      if (mtp(l)) in.push_back(m.mtp_in_b), w.push_back(m.mtp_in_w), bw.push_back(m.mtp_in_bw);
+      if (mtp(l)) in.push_back(m.mtp_input.b), w.push_back(m.mtp_input.w), bw.push_back(m.mtp_input.bw);
       if (per_layer_grads) {  // the layer's gradients are final after its last W / B+W segment
         if (!layer.weight.empty()) w.back().gradients_of_layer = first_layer + l;
         bw.back().gradients_of_layer = first_layer + l;
       }
     }
     if (zero3) mark_layer_params(c, first_layer, f_at, in_at, bw_at);
-    if (is_last) f.push_back(m.head_f);
+    if (is_last) f.push_back(m.head.f);
     if (is_first) in.push_back(m.embed_b), bw.push_back(m.embed_b);
     c.forward.fused = b.fuse("F", c.forward);
     c.input.fused = b.fuse("B", c.input);
