@@ -8,13 +8,14 @@ KV of input + output reserved at admission, 95% of the free memory for the KV ca
 the requests whose whole KV fits at once (at least 64), so every row runs WAVES full batches.
 
 Fitted once per GPU, never per row: hardware.calibration.serving_matmul_efficiency, serving_memory_efficiency and
-serving_matmul_half_dim (the GEMM efficiency curve's half dimension; grid search) and, at each grid point, the engine's step_overhead_us, sequence_overhead_us, collective_hop_us and
-moe_multiplier by non-negative least squares of the relative time error. The schedule of an offline run does not
-depend on time, so each row is simulated once per grid point with the engine costs at 0 (a MoE row once more with
-moe_multiplier 0.5, which gives its MoE kernels' time K_moe) and its time with costs is makespan + steps * step +
-sequences * sequence + 2 * layers * ceil(log2 tp) * steps * hop + (1 / moe_multiplier - 1) * K_moe.
+serving_matmul_half_dim (the GEMM efficiency curve's half dimension; grid search) and, at each grid point, the
+engine's step_overhead_us, sequence_overhead_us, collective_hop_us and moe_multiplier by non-negative least squares
+of the relative time error. The schedule of an offline run does not depend on time, so each row is simulated once
+per grid point with the engine costs at 0 and moe_multiplier 1 (a MoE row once more with moe_multiplier 0.5, which
+gives its MoE kernels' time K_moe) and its time with costs is makespan + steps * step + sequences * sequence + 2 *
+layers * ceil(log2 tp) * steps * hop + (1 / moe_multiplier - 1) * K_moe.
 
-Usage: tools/calibrate_trtllm.py GPU [--waves N] [--write] [--table]      GPU: H100 or H200
+Usage: tools/calibrate_trtllm.py GPU [--grid M;M;H] [--at M,M,H] [--waves N] [--write] [--table]   GPU: H100 or H200
 """
 import argparse
 import concurrent.futures
@@ -178,7 +179,8 @@ def write(gpu, eff, x):
     cfg = json.load(open(path))
     cfg["calibration"]["serving_matmul_efficiency"] = eff["matmul"]
     cfg["calibration"]["serving_memory_efficiency"] = eff["memory"]
-    cfg["calibration"]["serving_matmul_half_dim"] = eff["half_dim"]
+    half = eff["half_dim"]
+    cfg["calibration"]["serving_matmul_half_dim"] = int(half) if float(half).is_integer() else half
     with open(path, "w") as f:
         json.dump(cfg, f, indent=2)
         f.write("\n")
@@ -201,6 +203,9 @@ def main():
     ap.add_argument("--table", action="store_true", help="only print every row at the presets' current values")
     ap.add_argument("--at", help="only fit the engine costs at MATMUL,MEMORY,HALF_DIM (efficiencies and the GEMM "
                     "efficiency curve's half dimension) and print every row")
+    ap.add_argument("--grid", default="0.6,0.65,0.7,0.75;0.85,0.9;66,100,150",
+                    help="MATMULS;MEMORIES;HALF_DIMS searched (default: the H100 fit's grid; the H200 fit's: "
+                    "docs/calibration.md)")
     ap.add_argument("--hop-us", type=float, help="hold collective_hop_us at this measured value (fit the others)")
     args = ap.parse_args()
     hop = args.hop_us * 1e-6 if args.hop_us is not None else None
@@ -220,8 +225,8 @@ def main():
             if args.write:
                 write(args.gpu, eff, x)
         else:
-            grid = [(mm / 100, mem / 100, half) for mm in range(50, 71, 5) for mem in range(85, 91, 5)
-                    for half in (16, 32, 66, 128)]
+            axes = [[float(v) for v in axis.split(",")] for axis in args.grid.split(";")]
+            grid = list(itertools.product(*axes))
             _, eff, x, sims, e, mean, worst = search(table, args.gpu, reqs, pool, grid, hop)
             print(f"{PRESETS[args.gpu]}: serving_matmul_efficiency {eff['matmul']}, serving_memory_efficiency "
                   f"{eff['memory']}, serving_matmul_half_dim {eff['half_dim']}, " +

@@ -97,25 +97,16 @@ BRIDGE_CUDA_GRAPHS = {
     ("DGX-GB300", "DeepSeekV3 (w/o MTP)", "FP8-MX"): ["attn", "moe_router"],
     ("DGX-GB200", "DeepSeekV3", "FP8-MX"): ["attn", "moe_router"],
 }
-# Megatron-Core pipeline layouts of the recipes (parallelism.pipeline_layout), by (model, pp, vp): Megatron-Bridge
-# v0.2.0 src/megatron/bridge/recipes/deepseek/deepseek_v3.py, layout_map, with no MTP layer (the table's
-# "w/o MTP"). A DeepSeek-V3 row whose (pp, vp) the map lacks is left out: its layout was not published.
-BRIDGE_LAYOUTS = {("DeepSeekV3 (w/o MTP)", 4, 4): "Et*4|(t*4|)*14tL",
-                  ("DeepSeekV3 (w/o MTP)", 8, 2): "Et*4|(t*4|)*14tL",
-                  ("DeepSeekV3 (w/o MTP)", 16, 1): "Et*4|(t*4|)*14tL",
-                  ("DeepSeekV3 (w/o MTP)", 4, 2): "Et*8|(t*8|)*6t*5L",
-                  ("DeepSeekV3 (w/o MTP)", 8, 1): "Et*8|(t*8|)*6t*5L",
-                  ("DeepSeekV3 (w/o MTP)", 4, 1): "Et*16|t*16|t*16|t*13L",
-                  # With one MTP layer (the recipes' default mtp_num_layers 1; the 26.x tables' "DeepSeekV3"): the
-                  # same map with "mtp" before the loss, at v0.2.0 and at 067f987df (recipes/deepseek/h100)
-                  ("DeepSeekV3 (w/ MTP)", 16, 1): "Et*4|(t*4|)*14tmL",
-                  ("DeepSeekV3", 16, 1): "Et*4|(t*4|)*14tmL", ("DeepSeekV3", 8, 2): "Et*4|(t*4|)*14tmL",
-                  ("DeepSeekV3", 4, 4): "Et*4|(t*4|)*14tmL", ("DeepSeekV3", 8, 1): "Et*8|(t*8|)*6t*5mL",
-                  ("DeepSeekV3", 4, 2): "Et*8|(t*8|)*6t*5mL",
-                  # GB300 26.x: pp 2 x vp 8, the recipe's explicit layout (perf_recipes/deepseek/gb300 at 067f987df)
-                  ("DeepSeekV3", 2, 8): "Et*4|(t*4|)*14tmL",
-                  # Kimi K2: Megatron-Bridge recipes/kimi/h100/kimi_k2.py, _get_kimi_k2_pipeline_layout, at 067f987df
-                  ("Kimi_K2", 4, 4): "Et*4|(t*4|)*14tL"}
+# Megatron-Core pipeline layouts of the DeepSeek-V3 and Kimi K2 recipes (parallelism.pipeline_layout) by (pp, vp),
+# up to the loss: Megatron-Bridge v0.2.0 src/megatron/bridge/recipes/deepseek/deepseek_v3.py layout_map (the same at
+# 067f987df, and Kimi K2's _get_kimi_k2_pipeline_layout in recipes/kimi/h100/kimi_k2.py there); (2, 8) is the
+# GB300 26.x recipe's explicit layout (perf_recipes/deepseek/gb300 at 067f987df). The MTP layers ("m", the recipes'
+# mtp_num_layers, 1 by default; the tables' "w/o MTP" rows have none) go before the loss. A row whose (pp, vp) is
+# not here is left out: 61 layers do not split evenly and its layout was not published.
+LAYOUT_MAP = {(4, 4): "Et*4|(t*4|)*14t", (8, 2): "Et*4|(t*4|)*14t", (16, 1): "Et*4|(t*4|)*14t",
+              (2, 8): "Et*4|(t*4|)*14t", (4, 2): "Et*8|(t*8|)*6t*5", (8, 1): "Et*8|(t*8|)*6t*5",
+              (4, 1): "Et*16|t*16|t*16|t*13"}
+MTP_LAYERS = {"DeepSeekV3 (w/o MTP)": 0, "DeepSeekV3 (w/ MTP)": 1, "DeepSeekV3": 1, "Kimi_K2": 0}
 # Selective recomputation of the recipes (recompute_modules; Megatron-Bridge v0.2.0 scripts/performance/configs/
 # deepseek/workload_base_configs.py). gpt-oss's ["layernorm", "moe_act"] is not carried: layernorm recomputation
 # is not modelled.
@@ -156,10 +147,12 @@ def bridge_row(row, release_in_name=False):
         name = f"r{row['release']}-{name}"
     schedule = {"name": "interleaved-1f1b", "virtual_stages": vp} if vp > 1 else {"name": "1f1b"}
     split = "embedding-loss" if row["model"] in BRIDGE_EMBEDDING_LOSS_SPLIT else "even"
-    layout = BRIDGE_LAYOUTS.get((row["model"], pp, vp), "")
-    if (row["model"].startswith("DeepSeekV3") or row["model"] == "Kimi_K2") and not layout:
-        return None, (f"the recipe's pipeline layout for pp {pp} x vp {vp} is not in Megatron-Bridge v0.2.0's "
-                      "DeepSeek-V3 layout map (61 layers do not split evenly)")
+    layout = ""
+    if row["model"] in MTP_LAYERS:
+        if (pp, vp) not in LAYOUT_MAP:
+            return None, (f"the recipe's pipeline layout for pp {pp} x vp {vp} is not in Megatron-Bridge v0.2.0's "
+                          "DeepSeek-V3 layout map (61 layers do not split evenly)")
+        layout = LAYOUT_MAP[(pp, vp)] + "m" * MTP_LAYERS[row["model"]] + "L"
     training = {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
                 "precision": "bf16", "fp8": fp8, "zero_stage": 3 if fsdp > 1 else 1, "iterations": 1}
     training.update(BRIDGE_TRAINING.get((system, row["model"], row["precision"]), {}))
