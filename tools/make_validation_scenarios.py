@@ -35,11 +35,18 @@ def row_name(model, gpus):
 NEMO_RECIPE_TRAINING = {"nemotron-340b": {"optimizer_state_precision": "bf16"}}
 
 
+def pipeline_schedule(vp, ep_overlap=False):
+    """Megatron's schedule: interleaved with vp virtual stages (or to host the combined 1F1B of ep_overlap), else 1F1B."""
+    if vp == 1 and not ep_overlap:
+        return {"name": "1f1b"}
+    return dict({"name": "interleaved-1f1b", "virtual_stages": vp}, **({"ep_overlap": True} if ep_overlap else {}))
+
+
 def nemo_h100(row):
     """NeMo 24.07 on DGX H100 (NVIDIA/NeMo docs/source/performance/performance_summary.md): every row FP8."""
     gpus, tp, pp, cp, vp = (int(row[k]) for k in ("num_gpus", "tp", "pp", "cp", "vp"))
     model = NEMO_MODELS[row["model"]]
-    schedule = {"name": "interleaved-1f1b", "virtual_stages": vp} if vp > 1 else {"name": "1f1b"}
+    schedule = pipeline_schedule(vp)
     training = {"global_batch": int(row["gbs"]), "micro_batch": int(row["mbs"]), "seq_len": int(row["seq_len"]),
                 "precision": "bf16", "fp8": "fp8-delayed", "iterations": 1, **NEMO_RECIPE_TRAINING.get(model, {})}
     return row_name(model, gpus), {
@@ -121,6 +128,26 @@ BRIDGE_RECOMPUTE = {("DGX-GB200", "DeepSeekV3 (w/o MTP)"): {"core_attn": False, 
 # Per-row training settings of the recipes that differ from the software preset: Kimi K2's MXFP8 recipe turns
 # fp8_param_gather off (Megatron-Bridge perf_recipes/kimi/gb300/kimi_k2.py at 067f987df).
 BRIDGE_TRAINING = {("DGX-GB300", "Kimi_K2", "FP8-MX"): {"fp8_param_gather": False}}
+# Megatron's flex token dispatcher (DeepEP or HybridEP: one copy per destination GPU, one per remote node over the
+# network) -> parallelism.ep_dispatch "per-node"; the other rows run the alltoall dispatcher (one copy per expert).
+# 25.11: Megatron-Bridge v0.2.1 scripts/performance/configs/{deepseek,qwen3}/workload_base_configs.py
+# (moe_flex_dispatcher_backend); 26.x: src/megatron/bridge/perf_recipes/<model>/<system>/*.py at 067f987df (the MXFP8
+# and FP8-CS recipes; DeepSeek-V3's GB200/GB300 ones through _enable_deepseek_full_iteration_mxfp8).
+BRIDGE_FLEX = {"25.11": {("DGX-GB200", "DeepSeekV3 (w/o MTP)"), ("DGX-GB300", "DeepSeekV3 (w/o MTP)"),
+                         ("DGX-GB200", "Qwen3_30B_a3B"), ("DGX-GB300", "Qwen3_30B_a3B"),
+                         ("DGX-GB200", "Qwen3_235B_a22B"), ("DGX-GB300", "Qwen3_235B_a22B")},
+               "26": {("DGX-B200", "DeepSeekV3"), ("DGX-GB200", "DeepSeekV3"), ("DGX-GB300", "DeepSeekV3"),
+                      ("DGX-B200", "Qwen3_30B_a3B"), ("DGX-GB200", "Qwen3_30B_a3B"), ("DGX-GB300", "Qwen3_30B_a3B"),
+                      ("DGX-H100", "Qwen3_30B_a3B"), ("DGX-B200", "Qwen3_235B_a22B"),
+                      ("DGX-GB200", "Qwen3_235B_a22B"), ("DGX-GB300", "Qwen3_235B_a22B"), ("DGX-GB300", "Kimi_K2")}}
+# overlap_moe_expert_parallel_comm (Megatron's combined 1F1B; the schedule's ep_overlap), from the same sources:
+# 25.11 moe_a2a_overlap=True, 26.x comm_overlap.overlap_moe_expert_parallel_comm = True. A row whose pp > 1 runs
+# without virtual stages cannot host it (Megatron asserts vp) and keeps the plain schedule.
+BRIDGE_EP_OVERLAP = {"25.11": {("DGX-B200", "Qwen3_235B_a22B"), ("DGX-H100", "Qwen3_30B_a3B"),
+                               ("DGX-H100", "Qwen3_235B_a22B")},
+                     "26": {("DGX-B200", "DeepSeekV3"), ("DGX-GB200", "DeepSeekV3"), ("DGX-GB300", "DeepSeekV3"),
+                            ("DGX-GB200", "GPT OSS 120B"), ("DGX-B200", "Qwen3_30B_a3B"),
+                            ("DGX-H100", "Qwen3_235B_a22B")}}
 # Recipes that set account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
 BRIDGE_EMBEDDING_LOSS_SPLIT = {"LLAMA3.1_405B", "Qwen3_235B_a22B"}
 
@@ -145,7 +172,8 @@ def bridge_row(row, release_in_name=False):
     name = f"{BRIDGE_SYSTEMS[system].lower()}-{model}-{gpus}gpus-{row['precision'].lower()}"
     if release_in_name:
         name = f"r{row['release']}-{name}"
-    schedule = {"name": "interleaved-1f1b", "virtual_stages": vp} if vp > 1 else {"name": "1f1b"}
+    family = "25.11" if row["release"] == "25.11" else "26"
+    schedule = pipeline_schedule(vp, (system, row["model"]) in BRIDGE_EP_OVERLAP[family] and (pp == 1 or vp > 1))
     split = "embedding-loss" if row["model"] in BRIDGE_EMBEDDING_LOSS_SPLIT else "even"
     layout = ""
     if row["model"] in MTP_LAYERS:
@@ -172,6 +200,7 @@ def bridge_row(row, release_in_name=False):
         "cluster": bridge_cluster(system, gpus),
         "model": model_field,
         "parallelism": dict({"tp": tp, "pp": pp, "cp": cp, "ep": ep, "pipeline_split": split},
+                            **({"ep_dispatch": "per-node"} if (system, row["model"]) in BRIDGE_FLEX[family] else {}),
                             **({"pipeline_layout": layout} if layout else {})),
         "training": training,
         "strategies": {"pipeline_schedule": schedule},

@@ -1,9 +1,65 @@
 #include "llmsim/moe/traffic.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <stdexcept>
+#include <utility>
 
 namespace llmsim::moe {
+
+CopyRule CopyRule::named(const std::string& name, std::vector<int> node_of) {
+  if (name == "per-expert") return {Kind::PerExpert, {}};
+  if (name == "per-device") return {Kind::PerDevice, {}};
+  if (name == "per-node") return {Kind::PerNode, std::move(node_of)};
+  throw std::invalid_argument("unknown token copy rule '" + name + "'");
+}
+
+namespace {
+
+/// Where a per-node copy from a device crosses into another node: the device of that node whose position among
+/// the node's devices is the sender's (modulo the node's device count).
+class Relays {
+ public:
+  Relays(const std::vector<int>& node_of, int devices) : node_(devices) {
+    std::map<int, std::vector<int>> members;
+    for (int d = 0; d < devices; ++d) {
+      node_[d] = node_of.empty() ? d : node_of.at(d);
+      position_.push_back(static_cast<int>(members[node_[d]].size()));
+      members[node_[d]].push_back(d);
+    }
+    for (auto& [node, list] : members) members_[node] = std::move(list);
+  }
+  int node(int d) const { return node_[d]; }
+  int relay(int src, int node) const {
+    const auto& list = members_.at(node);
+    return list[position_[src] % list.size()];
+  }
+
+ private:
+  std::vector<int> node_, position_;
+  std::map<int, std::vector<int>> members_;
+};
+
+/// Adds one token's copies from `src` to its distinct destination devices `dest` (PerDevice, PerNode).
+void add_token_copies(const CopyRule& rule, const Relays& relays, int src, const std::vector<int>& dest, double scale,
+                      int D, std::vector<double>& copies) {
+  std::vector<int> nodes_sent;
+  for (int d : dest) {
+    if (rule.kind == CopyRule::Kind::PerDevice || relays.node(d) == relays.node(src)) {
+      copies[static_cast<size_t>(src) * D + d] += scale;
+      continue;
+    }
+    const int r = relays.relay(src, relays.node(d));
+    if (std::find(nodes_sent.begin(), nodes_sent.end(), relays.node(d)) == nodes_sent.end()) {
+      nodes_sent.push_back(relays.node(d));
+      copies[static_cast<size_t>(src) * D + r] += scale;
+    }
+    if (d != r) copies[static_cast<size_t>(r) * D + d] += scale;
+  }
+}
+
+}  // namespace
 
 double LayerTraffic::imbalance() const {
   const double total = std::accumulate(pairs_on.begin(), pairs_on.end(), 0.0);
@@ -12,7 +68,7 @@ double LayerTraffic::imbalance() const {
 }
 
 LayerTraffic route_layer(const std::vector<RoutingSample>& per_source, const strategy::ExpertPlacement& placement,
-                         int experts, bool per_device_copies, double capacity_factor, double scale,
+                         int experts, const CopyRule& copies, double capacity_factor, double scale,
                          bool sources_are_devices) {
   const int D = placement.devices;
   LayerTraffic out;
@@ -34,6 +90,7 @@ LayerTraffic route_layer(const std::vector<RoutingSample>& per_source, const str
   const double capacity = capacity_factor > 0 ? capacity_factor * sampled * k / experts : -1;
   std::vector<double> accepted(experts, 0);
   std::vector<int> turn(experts, 0), dest;
+  const Relays relays(copies.node_of, D);
   for (int src = 0; src < static_cast<int>(per_source.size()); ++src) {
     const auto& r = per_source[src];
     for (int t = 0; t < r.tokens; ++t) {
@@ -51,10 +108,10 @@ LayerTraffic route_layer(const std::vector<RoutingSample>& per_source, const str
         out.pairs_on[d] += scale;
         out.slot_tokens[d][slot[d][e]] += scale;
         out.expert_load[e] += scale;
-        if (!per_device_copies || std::find(dest.begin(), dest.end(), d) == dest.end())
-          out.copies[static_cast<size_t>(src) * D + d] += scale;
+        if (copies.kind == CopyRule::Kind::PerExpert) out.copies[static_cast<size_t>(src) * D + d] += scale;
         if (std::find(dest.begin(), dest.end(), d) == dest.end()) dest.push_back(d);
       }
+      if (copies.kind != CopyRule::Kind::PerExpert) add_token_copies(copies, relays, src, dest, scale, D, out.copies);
       out.destinations += scale * dest.size();
       out.tokens += scale;
     }

@@ -261,9 +261,12 @@ FieldList parallelism_fields() {
                               "pipeline_split and last_stage_layers decide"),
       Field::integer("ep", "expert-parallel size: the experts of a MoE layer are split over ep data-parallel replicas")
           .at_least(1).with_default(1),
-      Field::choice("ep_dispatch", {"per-expert", "per-device"},
-                    "MoE token copies: per-expert (one per chosen expert, Megatron's all-to-all dispatcher) or "
-                    "per-device (one per destination device serving all its experts there, Mozart / DeepEP)")
+      Field::choice("ep_dispatch", {"per-expert", "per-device", "per-node"},
+                    "MoE token copies: per-expert (one per chosen expert, Megatron's all-to-all dispatcher); "
+                    "per-device (one per destination device serving all its experts there, Mozart / DeepEP "
+                    "intranode); per-node (one per destination device in the sender's node and one per remote node, "
+                    "sent to the GPU of the sender's in-node index there, which forwards it: Megatron's flex "
+                    "dispatcher with DeepEP or HybridEP, DeepSeek-V3 report Sec. 3.2.2)")
           .with_default("per-expert"),
       Field::integer("cp", "context-parallel size: each micro-batch's sequence is split over cp ranks, which pass "
                            "keys and values among them (cp_variant; workload/context_parallel.hpp)")

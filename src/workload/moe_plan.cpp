@@ -5,7 +5,7 @@
 namespace llmsim::workload {
 
 MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
-                 const strategy::ExpertPlacementStrategy& placement) {
+                 const strategy::ExpertPlacementStrategy& placement, const std::vector<int>& node_of_rank) {
   MoePlan plan;
   const auto& moe = s.model.moe;
   plan.moe_index.assign(s.model.transformer_layers(), -1);
@@ -15,6 +15,7 @@ MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
   const int sources = chiplet ? 1 : ep;
   const double tokens = double(s.training.micro_batch) * s.training.seq_len / s.parallelism.cp;  // a rank's
   const int sample = static_cast<int>(std::min<double>(tokens, kRoutingSampleTokens));
+  const auto copies = moe::CopyRule::named(s.parallelism.ep_dispatch, node_of_rank);
   for (int layer = 0, index = 0; layer < s.model.transformer_layers(); ++layer) {
     if (!moe.is_moe_layer(layer)) continue;
     plan.moe_index[layer] = index;
@@ -27,7 +28,7 @@ MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
     }
     plan.placements.push_back(placement.place(moe::stats_of(profiled, moe.experts), ep));
     plan.traffic.push_back(moe::route_layer(simulated, plan.placements.back(), moe.experts,
-                                            s.parallelism.ep_dispatch == "per-device", moe.capacity_factor,
+                                            copies, moe.capacity_factor,
                                             tokens / sample, !chiplet));
     ++index;
   }

@@ -101,6 +101,14 @@ void place_workers(const TrainingLayout& l, const scenario::Scenario& s, Workloa
     }
 }
 
+/// Node of each expert-parallel rank of the first group (stage 0, cp rank 0): how per-node token copies relay.
+std::vector<int> ep_rank_nodes(const scenario::Scenario& s, const TrainingLayout& l) {
+  std::vector<int> nodes;
+  for (int a = 0; a < l.ep; ++a)
+    nodes.push_back(l.tp * tp_group_index(s.parallelism.rank_order, 0, a, 0, l) / s.cluster.gpus_per_node);
+  return nodes;
+}
+
 /// One group of the dp * cp replicas per stage (its index per stage), checked against
 /// network.collective_algorithm.
 std::vector<int> add_dp_groups(const scenario::Scenario& s, const TrainingLayout& l, Workload& w) {
@@ -209,7 +217,7 @@ TrainingPlan plan_training(const scenario::Scenario& s, const hardware::ComputeM
   plan.virtual_stages = l.v;
   plan.tokens = double(s.training.global_batch) * s.training.seq_len;
   plan.workload.iterations = s.training.iterations;
-  plan.moe = plan_moe(s, *strategies.routing, *strategies.expert_placement);
+  plan.moe = plan_moe(s, *strategies.routing, *strategies.expert_placement, ep_rank_nodes(s, l));
   plan_passes(plan, s, cm, moe_layout);
   const double act_bytes = model::tp_activation_bytes(model::LayerShape::from(s));
   const bool gathers = s.training.scatter_gather_p2p && l.tp > 1;

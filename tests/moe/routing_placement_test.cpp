@@ -28,7 +28,7 @@ scenario::Scenario moe_scenario(int experts, int k, int devices, std::vector<std
 }
 
 /// Routes `tokens` tokens of each of the D ranks for MoE layer 0 and places with the scenario's strategy.
-moe::LayerTraffic traffic(const scenario::Scenario& s, int tokens, bool per_device = false) {
+moe::LayerTraffic traffic(const scenario::Scenario& s, int tokens, const moe::CopyRule& copies = {}) {
   const auto routing = moe::make_routing(s);
   std::vector<moe::RoutingSample> sim, profile;
   for (int r = 0; r < s.parallelism.ep; ++r) {
@@ -37,7 +37,7 @@ moe::LayerTraffic traffic(const scenario::Scenario& s, int tokens, bool per_devi
     profile.push_back(routing->route(0, tokens, b));
   }
   const auto placement = strategy::make_expert_placement(s)->place(moe::stats_of(profile, s.model.moe.experts), s.parallelism.ep);
-  return moe::route_layer(sim, placement, s.model.moe.experts, per_device, s.model.moe.capacity_factor, 1.0);
+  return moe::route_layer(sim, placement, s.model.moe.experts, copies, s.model.moe.capacity_factor, 1.0);
 }
 
 double hypergeometric_c_t(int E, int D, int k) {
@@ -114,12 +114,36 @@ TEST(CT, MozartLowersCTUnderCoActivationAgainstContiguous) {
 
 TEST(CT, PerDeviceCopiesSendOneCopyPerDestination) {
   const auto s = moe_scenario(64, 8, 8);
-  const auto per_expert = traffic(s, 500, false), per_device = traffic(s, 500, true);
+  const auto per_expert = traffic(s, 500), per_device = traffic(s, 500, moe::CopyRule::named("per-device"));
   double e = 0, d = 0;
   for (double x : per_expert.copies) e += x;
   for (double x : per_device.copies) d += x;
   EXPECT_DOUBLE_EQ(e, 8.0 * 500 * 8);          // k copies per token
   EXPECT_DOUBLE_EQ(d, per_device.destinations);  // one per distinct destination
+}
+
+TEST(CT, PerNodeCopiesCrossTheNetworkOncePerNodeThroughTheRelay) {
+  // 4 devices on 2 nodes, expert e on device e. Device 0 sends a token to experts {2, 3} and one to {1, 2};
+  // device 1 a token to {2, 3}. By hand (DeepSeek-V3 Sec. 3.2.2): device 0's relay in node 1 is device 2 (same
+  // in-node position 0), device 1's is device 3.
+  strategy::ExpertPlacement placement{4, {{0}, {1}, {2}, {3}}};
+  const std::vector<moe::RoutingSample> sources = {{2, 2, {2, 3, 1, 2}}, {1, 2, {2, 3}}};
+  auto copies = [&](const std::string& rule) {
+    return moe::route_layer(sources, placement, 4, moe::CopyRule::named(rule, {0, 0, 1, 1}), 0, 1.0).copies;
+  };
+  auto at = [](const std::vector<double>& c, int a, int b) { return c[a * 4 + b]; };
+  const auto node = copies("per-node"), expert = copies("per-expert");
+  EXPECT_EQ(at(node, 0, 2), 2);  // both of device 0's tokens cross once, to the relay
+  EXPECT_EQ(at(node, 0, 3), 0);
+  EXPECT_EQ(at(node, 2, 3), 1);  // the relay forwards the first token to expert 3
+  EXPECT_EQ(at(node, 0, 1), 1);  // inside the node: directly
+  EXPECT_EQ(at(node, 1, 3), 1);  // device 1's token crosses to its relay, device 3,
+  EXPECT_EQ(at(node, 3, 2), 1);  // which forwards it to expert 2
+  EXPECT_EQ(at(node, 1, 2), 0);
+  // Network copies (node 0 -> node 1): 5 per expert, 3 per node.
+  EXPECT_EQ(at(expert, 0, 2) + at(expert, 0, 3) + at(expert, 1, 2) + at(expert, 1, 3), 5);
+  EXPECT_EQ(at(node, 0, 2) + at(node, 0, 3) + at(node, 1, 2) + at(node, 1, 3), 3);
+  EXPECT_THROW(moe::CopyRule::named("per-rack"), std::invalid_argument);
 }
 
 TEST(Placement, LoadBalancedBeatsContiguousUnderSkew) {

@@ -213,6 +213,60 @@ TEST(BraidedPair, EachCollectiveOverlapsTheOtherPassAndOnlyTheTailIsExposed) {
   EXPECT_NEAR(simulate(FixedOrder({{PipelineTask::Pass::Forward, 0, 0}, second}), 1, 2, 2.0, 0.0, 0.0, 0.4), 4.4, 1e-9);
 }
 
+namespace {
+/// Interleaved 1F1B on a MoE scenario (OLMoE, ep 8) with pp stages and Megatron's combined 1F1B (ep_overlap).
+std::unique_ptr<strategy::PipelineSchedule> ep_overlap_schedule(int v, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> overrides = {"strategies.pipeline_schedule={\"name\": \"interleaved-1f1b\", "
+                                        "\"virtual_stages\": " + std::to_string(v) + ", \"ep_overlap\": true}"};
+  overrides.insert(overrides.end(), extra.begin(), extra.end());
+  return strategy::make_pipeline_schedule(test::shipped("scenarios/moe/olmoe-ep8-a100.json", overrides));
+}
+}  // namespace
+
+TEST(EpOverlap, OneMoreWarmUpForwardThenEveryStepBraided) {
+  // p = 2, v = 2, m = 4 on stage 0: Megatron's warm-up (p-s-1)*2 + (v-1)*p = 4 forwards, plus 1 with the overlap;
+  // the remaining 8 - 5 = 3 forwards each braided with the backward after them. The peak of held activation sets
+  // stays 5: plain, the first steady forward reaches it; with the overlap, the extra warm-up forward does, and a
+  // braided pair frees layer by layer what it allocates.
+  const auto plain = schedule_named("interleaved-1f1b", 2), overlap = ep_overlap_schedule(2);
+  const auto order = overlap->stage_order({2, 0, 4});
+  ASSERT_EQ(order.size(), 16u);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(order[i].pass, PipelineTask::Pass::Forward) << i;
+  int braided = 0;
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i].braided) {
+      ++braided;
+      EXPECT_EQ(order[i].pass, PipelineTask::Pass::Backward);
+      EXPECT_EQ(order[i - 1].pass, PipelineTask::Pass::Forward);
+    }
+  EXPECT_EQ(braided, 3);
+  EXPECT_EQ(strategy::max_in_flight(plain->stage_order({2, 0, 4})), 5);
+  EXPECT_EQ(strategy::max_in_flight(order), 5);
+}
+
+// One stage, v = 1, m = 4; F is 2 units of 0.5 s, B 2 units of 1 s, each unit followed by a 0.1 s collective
+// (one simulation per test: SimGrid runs once per process).
+TEST(EpOverlap, WithoutItEveryCollectiveBlocks) {
+  // Alone: F 1.2 s, B 2.2 s, so 1F1B takes 4 x 3.4 = 13.6 s.
+  const auto plain = strategy::make_pipeline_schedule(test::shipped(
+      "scenarios/moe/olmoe-ep8-a100.json", {"strategies.pipeline_schedule={\"name\": \"interleaved-1f1b\", "
+                                            "\"virtual_stages\": 1}"}));
+  EXPECT_NEAR(simulate(*plain, 1, 4, 1.0, 2.0, 0.0, 0.1), 13.6, 1e-9);
+}
+
+TEST(EpOverlap, EachPassCommunicatesBesideTheOtherPassCompute) {
+  // Combined 1F1B: F0 alone (1.2), then [F1+B0], [F2+B1], [F3+B2] each F1a 0-0.5, B0a 0.5-1.5, F1b 1.5-2.0, B0b
+  // 2.0-3.0 and its last collective 3.0-3.1 = 3.1 s, then B3 alone (2.2): 12.7 s.
+  EXPECT_NEAR(simulate(*ep_overlap_schedule(1), 1, 4, 1.0, 2.0, 0.0, 0.1), 12.7, 1e-9);
+}
+
+TEST(EpOverlap, MegatronsPreconditionsAreErrors) {
+  const std::string path = "/strategies/pipeline_schedule/ep_overlap";
+  EXPECT_EQ(test::error_of([] { ep_overlap_schedule(2, {"parallelism.ep=1"}); }).path(), path);
+  EXPECT_EQ(test::error_of([] { ep_overlap_schedule(2, {"training.recompute=full"}); }).path(), path);
+  EXPECT_EQ(test::error_of([] { ep_overlap_schedule(1, {"parallelism.pp=2"}); }).path(), path);
+}
+
 // Same passes with 8 units per pass and a 0.025 s all-reduce after every unit of F, B and B+W (p = 2, m = 16):
 // interleaved 1F1B blocks on each one — m x 2 chunks x 2 passes x 8 units x 0.025 = 12.8 s, plus the all-reduces
 // of one chunk's F and B (0.4 s) on the critical path of the extra stage — STP hides most behind the braided

@@ -128,7 +128,7 @@ struct Model {
 struct Parallelism {
   int tp = 1, pp = 1, dp = 1, cp = 1;
   int ep = 1;  ///< expert parallelism: experts split over ep data-parallel replicas (ep divides dp)
-  std::string ep_dispatch = "per-expert";  ///< per-expert | per-device token copies (moe/traffic.hpp)
+  std::string ep_dispatch = "per-expert";  ///< per-expert | per-device | per-node token copies (moe/traffic.hpp)
   bool sequence_parallel = false;
   std::string tp_variant = "megatron";  ///< megatron | fal | fal+ (collective counts in workload/training.hpp)
   int last_stage_layers = 0;            ///< layers of the last stage ("auto" resolves to layers / pp)

@@ -22,10 +22,11 @@ struct MoePlan {
   bool empty() const { return traffic.empty(); }
 };
 
-/// Empty for a dense model.
 /// The MoE layers of `s` as `routing` routes a sample of kRoutingSampleTokens tokens per source and `placement`
-/// places the experts on a profiled sample (empty for a dense model).
+/// places the experts on a profiled sample (empty for a dense model). Token copies follow parallelism.ep_dispatch;
+/// `node_of_rank` [ep] is the node of each expert-parallel rank (the first group's, standing for every group) for
+/// its per-node rule (empty: each rank its own node).
 MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
-                 const strategy::ExpertPlacementStrategy& placement);
+                 const strategy::ExpertPlacementStrategy& placement, const std::vector<int>& node_of_rank = {});
 
 }  // namespace llmsim::workload
