@@ -49,8 +49,11 @@ Resolved resolve(const strategy::PipelineTask& task, int stage, const strategy::
   return r;
 }
 
-/// Alternates the segments of two passes; a pass waits for its own last collective or exchange before its next
-/// segment.
+/// Alternates the segments of two passes, handing over to the other pass after each segment that communicates (a
+/// tp collective or an exchange): a pass runs its segments up to its next communication, which then runs beside
+/// the other pass's segments up to theirs (Megatron's combined 1F1B: the forward's attention and router beside the
+/// backward's combine, the backward's experts beside the forward's dispatch, ...). A pass waits for its own last
+/// collective or exchange before its next segment.
 void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, const PipelineWiring& wiring,
                     const LayerParams& layer_params) {
   std::array<size_t, 2> next{0, 0};
@@ -60,7 +63,7 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
     ops.insert(ops.end(), pending[x].begin(), pending[x].end());
     pending[x].clear();
   };
-  for (int turn = 0; remaining(0) || remaining(1); turn = 1 - turn) {
+  for (int turn = 0; remaining(0) || remaining(1);) {
     const int x = remaining(turn) ? turn : 1 - turn;
     const Resolved& r = pair[x];
     const auto& segs = r.chain->segments;
@@ -81,6 +84,7 @@ void append_braided(std::vector<Op>& ops, const std::array<Resolved, 2>& pair, c
       for (int spec : specs) ops.push_back(start_collective(spec));
       for (int spec : specs) pending[x].push_back(wait_collective(spec, r.pass));
     }
+    if (seg.collective >= 0 || seg.exchange >= 0) turn = 1 - x;
   }
   wait(0);
   wait(1);

@@ -100,8 +100,9 @@ TEST(LoaderDefault, TypedFieldsMatchScenarioAndPreset) {
   EXPECT_EQ(s.training.recompute, "full");
   EXPECT_EQ(s.training.micro_batches_per_pipeline(s.parallelism.dp), 16);
   EXPECT_EQ(s.strategies.pipeline_schedule.name, "interleaved-1f1b");
-  EXPECT_EQ(s.strategies.pipeline_schedule.params.keys(), std::vector<std::string>{"virtual_stages"});
+  EXPECT_EQ(s.strategies.pipeline_schedule.params.keys(), (std::vector<std::string>{"ep_overlap", "virtual_stages"}));
   EXPECT_EQ(s.strategies.pipeline_schedule.params.integer("virtual_stages"), 2);
+  EXPECT_FALSE(s.strategies.pipeline_schedule.params.flag("ep_overlap"));  // the default: Megatron's is off
 }
 
 TEST(LoaderDefault, ResolvedJsonHasEveryDefault) {

@@ -4,8 +4,9 @@
 // (backward, or its activation-gradient part B) when that stage is another one, Compute, then Send to the
 // consumer. A weight-gradient task (W) only computes. A task alone is one Compute of its pass's fused cost; a
 // braided pair (PipelineTask::braided) receives both inputs, then alternates the segments of the two passes
-// (workload/chunk_passes.hpp), each tp collective queued on the communication stream (CommAsyncOp) and waited
-// for (WaitEventOp) only before the next segment of its own pass, then sends both outputs.
+// (workload/chunk_passes.hpp), handing over after each segment that communicates (segments without a collective
+// or exchange run on with their pass), each tp collective queued on the communication stream (CommAsyncOp) and
+// waited for (WaitEventOp) only before the next segment of its own pass, then sends both outputs.
 // Activation offload (PipelineSchedule::offloaded_chunk): each forward of that chunk is followed by a copy of
 // its activations to host memory on the device-to-host stream; the copy back runs on the host-to-device
 // stream during the composite task before the backward that needs it (after the copy out has finished), and
