@@ -96,11 +96,15 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
   out["hardware"] = s.hardware.name;
   out["software"] = s.software.name;
   out["model"] = s.model.name;
+  const auto& schedule = s.strategies.pipeline_schedule;
+  const auto keys = schedule.params.keys();
+  const bool ep_overlap =  // Megatron's combined 1F1B (interleaved-1f1b ep_overlap)
+      std::find(keys.begin(), keys.end(), "ep_overlap") != keys.end() && schedule.params.flag("ep_overlap");
   out["parallelism"] = {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
                         {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
                         {"micro_batches", plan.micro_batches},
                         {"pipeline_schedule", s.strategies.pipeline_schedule.name},
-                        {"overlap_p2p_comm", plan.p2p_overlapped},
+                        {"overlap_p2p_comm", plan.p2p_overlapped}, {"ep_overlap", ep_overlap},
                         {"simulated_dp", plan.layout.simulated_dp}};
 
   bool oom = false;

@@ -210,6 +210,24 @@ TEST_F(Cli, OverlappedP2pAppliesOnlyToInterleavingWithVirtualStages) {
   EXPECT_FALSE(applied(" --set strategies.pipeline_schedule=1f1b"));
 }
 
+TEST_F(Cli, CombinedOneFOneBIsReportedAndHidesTheAllToAllsAcrossNodes) {
+  // OLMoE at ep 16 over two DGX A100 nodes, pp 1, 4 micro-batches: each steady forward braided with a backward.
+  auto summary = [&](const std::string& extra) {
+    const auto r = run("run '" + source("scenarios/moe/olmoe-ep8-a100.json") +
+                       "' --out out --set output.trace=false --set parallelism.ep=16" + extra);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(read_file(dir_ / "out" / "summary.json"));
+  };
+  const json plain = summary(""), combined = summary(
+      " --set 'strategies.pipeline_schedule={\"name\": \"interleaved-1f1b\", \"virtual_stages\": 1, "
+      "\"ep_overlap\": true}'");
+  EXPECT_FALSE(plain["parallelism"]["ep_overlap"].get<bool>());
+  EXPECT_TRUE(combined["parallelism"]["ep_overlap"].get<bool>());
+  // The first forward and the last backward run alone (2 of the 8 passes): at most 3/4 of it can hide.
+  EXPECT_LT(combined["time_breakdown_s"]["ep_comm"].get<double>(), 0.5 * plain["time_breakdown_s"]["ep_comm"].get<double>());
+  EXPECT_LT(combined["iteration_time_s"].get<double>(), plain["iteration_time_s"].get<double>());
+}
+
 TEST_F(Cli, RunWithoutTraceWritesNoTrace) {
   const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=false");
   ASSERT_EQ(r.code, 0) << r.err;
