@@ -41,6 +41,13 @@ scenario::Scenario plain(const scenario::Scenario& s, int nodes) {
   return p;
 }
 
+/// Whether the job has a template on `nodes` nodes: its data-parallel degree scales to a whole number there, which
+/// expert parallelism still divides (without one, the job waits for nodes: docs/faults.md).
+bool has_template(const scenario::Scenario& s, int nodes) {
+  const long long scaled = static_cast<long long>(s.parallelism.dp) * nodes;
+  return scaled % s.cluster.nodes == 0 && scaled / s.cluster.nodes % s.parallelism.ep == 0;
+}
+
 /// summary.json of the failure-free job on `nodes` nodes, simulated in a child process ("status" "oom" when it
 /// does not fit).
 nlohmann::json failure_free_summary(const scenario::Scenario& s, int nodes) {
@@ -123,8 +130,7 @@ nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_di
   c.iteration = iteration_of(failure_free);
   if (c.iteration <= 0) throw SimulationError(s.name + ": the failure-free job does not fit in memory");
   for (int n : ft->templates(up_counts(failures, s.cluster.nodes)))
-    if (static_cast<long long>(s.parallelism.dp) * n % s.cluster.nodes == 0)
-      c.iteration_on_nodes[n] = iteration_of(failure_free_summary(s, n));
+    if (has_template(s, n)) c.iteration_on_nodes[n] = iteration_of(failure_free_summary(s, n));
   spdlog::info("{}: {} failures over {:.1f} h; failure-free iteration {:.3f} s", s.name, failures.size(),
                s.faults.horizon / 3600, c.iteration);
   const auto timeline = faults::run_timeline(s, failures, *ft, c, mtbf);

@@ -12,6 +12,7 @@
 
 #include "llmsim/scenario/engine_preset.hpp"
 #include "llmsim/scenario/field_json.hpp"
+#include "llmsim/scenario/reference.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/scenario/typed.hpp"
 #include "llmsim/strategy/training_strategies.hpp"
@@ -80,6 +81,22 @@ bool is_preset_section(const std::string& pointer) {
   return false;
 }
 
+/// Whether the scenario field at JSON pointer `pointer` (e.g. "/strategies/pipeline_schedule") is a family: a member
+/// name, or an object whose "name" picks the member.
+bool is_family_field(const std::string& pointer) {
+  const ReferenceNode root = scenario_reference();
+  const ReferenceNode* node = &root;
+  std::stringstream parts(pointer.substr(1));
+  std::string part;
+  while (std::getline(parts, part, '/')) {
+    const auto it = std::find_if(node->children.begin(), node->children.end(),
+                                 [&](const ReferenceNode& c) { return c.field.key == part; });
+    if (it == node->children.end()) return false;
+    node = &*it;
+  }
+  return node->is_family();
+}
+
 /// `text` has the shape of a JSON-ish number: [+-] digits [. digits] or [+-] . digits, then [eE [+-] digits]
 /// (1e999, +5, 1.): a broken number is an error, not a string. A loop, not a regex: std::regex recurses per
 /// character and a value of 30,000 digits overflowed the stack.
@@ -126,6 +143,8 @@ void apply_override(json& scenario, const std::string& assignment) {
     // A section given as a preset name becomes {"preset": name} so that its fields can be overridden.
     if (depth == 1 && node->is_string() && is_preset_section(pointer))
       *node = json{{"preset", node->get<std::string>()}};
+    // A family given as a member name becomes {"name": name}, so that its parameters can be set.
+    if (depth >= 1 && node->is_string() && is_family_field(pointer)) *node = json{{"name", node->get<std::string>()}};
     if (!node->is_object() && !node->is_null())
       throw ScenarioError(pointer.empty() ? "/" : pointer, "cannot set a field inside a non-object value");
     pointer += "/" + pointer_token(part);

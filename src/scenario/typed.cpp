@@ -421,6 +421,9 @@ void check_serving(const Scenario& s) {
   if (s.parallelism.cp != 1 || s.parallelism.ep != 1 || s.parallelism.sequence_parallel)
     throw ScenarioError("/parallelism", "a serving replica is modelled with tp and pp only (cp 1, ep 1, no sequence "
                                         "parallelism)");
+  if (s.parallelism.ep_dispatch != "per-expert")
+    throw ScenarioError("/parallelism/ep_dispatch", "a serving replica splits routed experts over tp and has no "
+                                                    "all-to-all: \"per-expert\" only");
   if (!s.parallelism.pipeline_layout.empty())
     throw ScenarioError("/parallelism/pipeline_layout", "a serving replica splits its layers evenly over pp: a "
                                                         "pipeline layout is a training layout");
@@ -449,7 +452,8 @@ void check_dense_model(const Scenario& s) {
   const std::vector<std::tuple<std::string, std::string, std::string>> families = {
       {"/strategies/moe_pipeline", s.strategies.moe_pipeline.name, "vanilla-ep"},
       {"/strategies/expert_placement", s.strategies.expert_placement.name, "contiguous"},
-      {"/routing", s.routing.name, "uniform"}};
+      {"/routing", s.routing.name, "uniform"},
+      {"/parallelism/ep_dispatch", s.parallelism.ep_dispatch, "per-expert"}};
   for (const auto& [path, name, plain] : families)
     if (!name.empty() && name != plain)  // empty: a serving scenario, which has no training strategies
       throw ScenarioError(path, "\"" + name + "\" acts on MoE layers, and model " + s.model.name +
@@ -540,6 +544,10 @@ void check_experts(const Scenario& s, bool chiplet) {
   } else {
     check_dense_model(s);
   }
+  if (!chiplet && moe.enabled() && p.ep == 1 && p.ep_dispatch != "per-expert")
+    throw ScenarioError("/parallelism/ep_dispatch", "\"" + p.ep_dispatch + "\" shapes the all-to-all of expert "
+                                                    "parallelism, and ep 1 has none (parallelism.ep > 1): "
+                                                    "\"per-expert\" only");
   if (!chiplet && p.dp % p.ep != 0)
     throw ScenarioError("/parallelism/ep", "ep " + str(p.ep) + " must divide dp " + str(p.dp) +
                                                " (expert-parallel groups are made of data-parallel replicas)");

@@ -54,6 +54,9 @@ class Interleaved1F1B final : public PipelineSchedule {
 /// Megatron-Core's preconditions of overlap_moe_expert_parallel_comm (transformer_config.py), as scenario errors.
 void check_ep_overlap(const scenario::Scenario& s, int v) {
   const std::string path = "/strategies/pipeline_schedule/ep_overlap";
+  if (s.kind == "moe-chiplet")
+    throw ScenarioError(path, "a moe-chiplet system runs its micro-batches layer by layer, without forward and "
+                              "backward tasks to pair");
   if (s.parallelism.ep < 2) throw ScenarioError(path, "needs expert parallelism (parallelism.ep > 1)");
   if (s.training.recompute == "full")
     throw ScenarioError(path, "cannot run with training.recompute full (Megatron-Core refuses it)");
@@ -68,7 +71,8 @@ const scenario::FieldList kParams = {
     scenario::Field::boolean("ep_overlap", "Megatron-Core's overlap_moe_expert_parallel_comm: one more warm-up "
                                            "forward, then each steady-state forward braided with a backward so that "
                                            "each one's MoE all-to-alls run beside the other's compute; needs ep > 1, "
-                                           "no full recomputation, virtual_stages >= 2 when pp > 1")
+                                           "no full recomputation, virtual_stages >= 2 when pp > 1 (summary.json "
+                                           "parallelism.ep_overlap: whether a steady phase paired any)")
         .with_default(false)};
 
 LLMSIM_REGISTER(PipelineSchedule, "interleaved-1f1b",

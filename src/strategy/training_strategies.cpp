@@ -13,15 +13,29 @@ bool braids(const scenario::Scenario& s, const PipelineSchedule& schedule) {
   return false;
 }
 
+/// What braids the schedule, for a message: interleaved-1f1b's ep_overlap, or the schedule itself (STP).
+struct BraidSource {
+  std::string path, what, remedy;
+};
+BraidSource braid_source(const scenario::Scenario& s) {
+  const std::string& name = s.strategies.pipeline_schedule.name;
+  if (name == "interleaved-1f1b")
+    return {"/strategies/pipeline_schedule/ep_overlap", "interleaved-1f1b with ep_overlap (Megatron's combined 1F1B)",
+            "ep_overlap false"};
+  return {"/strategies/pipeline_schedule/name", name, "another schedule"};
+}
+
 /// A chunked MoE pipeline interleaves its chunks' all-to-alls inside a pass; a braided schedule alternates the
 /// segments of two passes. The workload cannot do both in one block.
 void check_moe_pipeline_fits(const scenario::Scenario& s, const MoeLayout& layout, const PipelineSchedule& schedule) {
   const bool per_layer = layout.gradient_chunk_bytes > 0;
   if ((layout.chunks == 1 && !per_layer) || !braids(s, schedule)) return;
-  throw ScenarioError("/strategies/moe_pipeline/" + std::string(per_layer ? "name" : "chunks"),
-                      s.strategies.moe_pipeline.name + " does not combine with a braided schedule (" +
-                          s.strategies.pipeline_schedule.name + ")" +
-                          (per_layer ? "" : "; use chunks 1 or another schedule"));
+  const BraidSource braid = braid_source(s);
+  const bool ep_overlap = braid.path.find("ep_overlap") != std::string::npos;  // else the MoE pipeline's own path
+  throw ScenarioError(ep_overlap ? braid.path : "/strategies/moe_pipeline/" + std::string(per_layer ? "name" : "chunks"),
+                      braid.what + " braids two passes, which cannot host " +
+                                      s.strategies.moe_pipeline.name + "'s chunked exchanges; use " + braid.remedy +
+                                      (per_layer ? " or moe_pipeline vanilla-ep" : " or moe_pipeline chunks 1"));
 }
 
 /// Ring attention overlaps its KV passes with the attention kernels of the same pass; a braided schedule
@@ -34,10 +48,12 @@ void check_context_parallel_fits(const scenario::Scenario& s, const MoeLayout& l
     throw ScenarioError("/strategies/moe_pipeline/name", s.strategies.moe_pipeline.name +
                                                              " chunks the attention, which cannot host context "
                                                              "parallelism's exchanges" + cp + "MoE pipeline or cp 1");
-  if (braids(s, schedule))
-    throw ScenarioError("/strategies/pipeline_schedule/name", s.strategies.pipeline_schedule.name +
-                                                                  " braids two passes, which cannot host context "
-                                                                  "parallelism's exchanges" + cp + "schedule or cp 1");
+  if (braids(s, schedule)) {
+    const BraidSource braid = braid_source(s);
+    throw ScenarioError(braid.path, braid.what + " braids two passes, which cannot host context parallelism's "
+                                    "exchanges (parallelism.cp " + std::to_string(s.parallelism.cp) + "); use " +
+                                    braid.remedy + " or cp 1");
+  }
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "llmsim/workload/training.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "llmsim/hardware/power_model.hpp"
 #include "llmsim/model/optimizer.hpp"
@@ -101,12 +104,43 @@ void place_workers(const TrainingLayout& l, const scenario::Scenario& s, Workloa
     }
 }
 
-/// Node of each expert-parallel rank of the first group (stage 0, cp rank 0): how per-node token copies relay.
+/// The nodes of expert-parallel group `g` (of cp rank `c` on `stage`) and their pattern: each rank's node numbered by
+/// first appearance in the group (two groups laid out alike over their nodes have the same pattern).
+std::pair<std::vector<int>, std::vector<int>> ep_group_nodes(const scenario::Scenario& s, const TrainingLayout& l,
+                                                              int stage, int c, int g) {
+  std::vector<int> nodes, pattern;
+  std::map<int, int> index;
+  for (int a = 0; a < l.ep; ++a) {
+    nodes.push_back(l.tp * tp_group_index(s.parallelism.rank_order, c, g * l.ep + a, stage, l) / s.cluster.gpus_per_node);
+    pattern.push_back(index.emplace(nodes.back(), static_cast<int>(index.size())).first->second);
+  }
+  return {nodes, pattern};
+}
+
+std::string pattern_text(const std::vector<int>& pattern) {
+  std::string out;
+  for (int n : pattern) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
+}
+
+/// Node of each expert-parallel rank of the first group (stage 0, cp rank 0): how per-node token copies relay, the
+/// first group's traffic standing for every group's. With per-node copies every group must be laid out alike over
+/// its nodes; a ScenarioError otherwise.
 std::vector<int> ep_rank_nodes(const scenario::Scenario& s, const TrainingLayout& l) {
-  std::vector<int> nodes;
-  for (int a = 0; a < l.ep; ++a)
-    nodes.push_back(l.tp * tp_group_index(s.parallelism.rank_order, 0, a, 0, l) / s.cluster.gpus_per_node);
-  return nodes;
+  const auto first = ep_group_nodes(s, l, 0, 0, 0);
+  if (s.parallelism.ep_dispatch != "per-node") return first.first;
+  for (int stage = 0; stage < l.pp; ++stage)
+    for (int c = 0; c < l.cp; ++c)
+      for (int g = 0; g < l.dp / l.ep; ++g) {
+        const auto other = ep_group_nodes(s, l, stage, c, g).second;
+        if (other == first.second) continue;
+        throw ScenarioError("/parallelism/ep_dispatch",
+                            "per-node copies relay by the first expert-parallel group's layout over its nodes (ranks' "
+                            "nodes " + pattern_text(first.second) + "), which group " + std::to_string(g) +
+                                " of stage " + std::to_string(stage) + " does not share (" + pattern_text(other) +
+                                "): choose ep and cluster.gpus_per_node so that every group spans its nodes alike");
+      }
+  return first.first;
 }
 
 /// One group of the dp * cp replicas per stage (its index per stage), checked against

@@ -228,6 +228,21 @@ TEST_F(Cli, CombinedOneFOneBIsReportedAndHidesTheAllToAllsAcrossNodes) {
   EXPECT_LT(combined["iteration_time_s"].get<double>(), plain["iteration_time_s"].get<double>());
 }
 
+TEST_F(Cli, PerNodeCopiesNeedExpertGroupsLaidOutAlikeOverNodes) {
+  // ep 4 on 6-GPU nodes: the first group sits in node 0, the second spans nodes 0 and 1; the first group's relays
+  // cannot stand for the second's.
+  fs::create_directories(dir_ / "out");
+  std::ofstream(dir_ / "out" / "keep.txt") << "kept";
+  const auto r = run("run '" + source("scenarios/moe/olmoe-ep8-a100.json") +
+                     "' --out out --set output.trace=false --set parallelism.ep=4 --set cluster.gpus_per_node=6 "
+                     "--set cluster.nodes=2 --set training.global_batch=48 --set parallelism.ep_dispatch=per-node");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("error: /parallelism/ep_dispatch: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(read_file(dir_ / "out" / "keep.txt"), "kept");
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "summary.json"));
+}
+
 TEST_F(Cli, RunWithoutTraceWritesNoTrace) {
   const auto r = run("run '" + source("scenarios/default.json") + "' --out out --set output.trace=false");
   ASSERT_EQ(r.code, 0) << r.err;

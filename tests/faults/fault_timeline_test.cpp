@@ -145,6 +145,19 @@ TEST_F(FaultRun, OobleckStallsItsStateCopyAndItsArtifactsRendezvousAtTheFailureA
   EXPECT_EQ(f["wait_h"].get<double>(), 0.0);
 }
 
+TEST_F(FaultRun, OobleckHasNoTemplateWhereExpertParallelismNoLongerDividesTheReplicas) {
+  // OLMoE at ep 16 on two 8-GPU nodes: on one node dp 8 is no multiple of ep 16, so there is no template and the
+  // job waits for the node (it was a failed child simulation).
+  const auto r = run("run '" + source("scenarios/moe/olmoe-ep8-a100.json") +
+                     "' --out out --set output.trace=false --set training.seq_len=1024 --set parallelism.ep=16 "
+                     "--set faults.horizon_h=2 --set 'faults.process={\"name\": \"exponential\", \"mtbf_h\": 0.5, "
+                     "\"repair_h\": 0.25}' --set strategies.fault_tolerance=oobleck");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = json::parse(read_file(dir_ / "out" / "summary.json"));
+  EXPECT_GT(s["faults"]["failures"].get<int>(), 0);
+  EXPECT_GT(s["faults"]["loss"]["wait"].get<double>(), 0);  // while a node is out, the job waits
+}
+
 TEST_F(FaultRun, TheLossByCauseAddsUpToTheDropForEveryModule) {
   // One node down from 1.0 h for 0.5 h of a 2 h run. Checkpoint-restart: its loss is lost work + stall (+ the
   // checkpoints), nothing degraded; MeCeFO: degraded while the node is down, + its switch stall; each module's

@@ -127,6 +127,12 @@ TEST(FlowMoeErrors, NeedsTpOneAnUnbraidedScheduleAndSpInRange) {
                                         "parallelism.ep=8", "training.global_batch=320"});
             }).path(),
             "/strategies/moe_pipeline/name");
+  // Megatron's combined 1F1B braids too: the error names what braids it.
+  EXPECT_EQ(test::error_of([] {
+              test::shipped(kScenario, {kFlowMoe, "training.micro_batch=4", "strategies.pipeline_schedule={\"name\": \"interleaved-1f1b\", "
+                                                  "\"virtual_stages\": 1, \"ep_overlap\": true}"});
+            }).path(),
+            "/strategies/pipeline_schedule/ep_overlap");
   EXPECT_EQ(test::error_of([] {
               test::shipped(kScenario, {"strategies.moe_pipeline={\"name\": \"flowmoe\", \"allreduce_chunk_bytes\": 1000}"});
             }).path(),

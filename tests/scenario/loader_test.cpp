@@ -459,7 +459,8 @@ TEST(LoaderError, MoeFamiliesOnADenseModelNameTheirPath) {
   const std::vector<std::pair<std::string, json>> cases = {
       {"/strategies/moe_pipeline", json{{"strategies", {{"moe_pipeline", {{"name", "tutel"}, {"chunks", 4}}}}}}},
       {"/strategies/expert_placement", json{{"strategies", {{"expert_placement", "mozart"}}}}},
-      {"/routing", json{{"routing", "zipf"}}}};
+      {"/routing", json{{"routing", "zipf"}}},
+      {"/parallelism/ep_dispatch", json{{"parallelism", {{"ep_dispatch", "per-node"}}}}}};
   for (const auto& [path, patch] : cases) {
     json raw = default_json();
     raw.merge_patch(patch);
@@ -470,6 +471,31 @@ TEST(LoaderError, MoeFamiliesOnADenseModelNameTheirPath) {
   json plain = default_json();  // the defaults, written out, are fine
   plain.merge_patch(json{{"strategies", {{"moe_pipeline", "vanilla-ep"}}}, {"routing", "uniform"}});
   EXPECT_NO_THROW(sc::resolve(plain));
+}
+
+TEST(LoaderError, TokenCopyRulesNeedAnAllToAll) {
+  // A MoE model with ep 1 exchanges no tokens; a serving replica splits its experts over tp.
+  const auto moe = llmsim::test::error_of([] {
+    llmsim::test::shipped("scenarios/moe/olmoe-ep8-a100.json", {"parallelism.ep=1", "parallelism.ep_dispatch=per-device"});
+  });
+  EXPECT_EQ(moe.path(), "/parallelism/ep_dispatch");
+  const auto serving = llmsim::test::error_of([] {
+    llmsim::test::shipped("scenarios/regression/serving-orca.json", {"parallelism.ep_dispatch=per-node"});
+  });
+  EXPECT_EQ(serving.path(), "/parallelism/ep_dispatch");
+}
+
+TEST(LoaderSet, AFamilyGivenByNameTakesItsParametersFromSet) {
+  // The scenario names its schedule ("1f1b"); --set of a parameter makes it {"name": "1f1b", ...}, so the parameter
+  // is checked against that member (1f1b has none) and a new name takes its own.
+  const auto e = llmsim::test::error_of([] {
+    llmsim::test::shipped("scenarios/moe/olmoe-ep8-a100.json", {"strategies.pipeline_schedule.ep_overlap=true"});
+  });
+  EXPECT_EQ(e.path(), "/strategies/pipeline_schedule/ep_overlap");
+  const auto s = llmsim::test::shipped("scenarios/moe/olmoe-ep8-a100.json", {"strategies.pipeline_schedule.name=interleaved-1f1b",
+                                                                     "strategies.pipeline_schedule.ep_overlap=true",
+                                                                     "strategies.pipeline_schedule.virtual_stages=1"});
+  EXPECT_TRUE(s.strategies.pipeline_schedule.params.flag("ep_overlap"));
 }
 
 TEST(LoaderError, OfflineWorkloadHasNoRateToScaleOrSearch) {
