@@ -48,6 +48,22 @@ Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
   return {per_element * (sbh / norm_side + w.out * sbh / t), per_element * (sbh / norm_side + w.ffn * sbh / t)};
 }
 
+/// Bytes of one MoE layer that an FP8 recipe saves on its experts: Transformer Engine's GroupedLinear keeps the FP8
+/// column-wise copy of each GEMM input for its wgrad (transformer_engine/pytorch/module/grouped_linear.py), which is
+/// Megatron-Core's default for routed experts (megatron/core/transformer/moe/experts.py keeps the original input
+/// only under moe_act recomputation, whose output is not kept): the k permuted copies of FC1's input, and the FC2
+/// input of each routed copy (not with moe_act) and of each shared expert.
+double fp8_expert_saving(const scenario::Scenario& s, bool moe_act) {
+  const model::Fp8 f = model::LayerShape::from(s).fp8;
+  if (!f.enabled()) return 0;
+  const auto& moe = s.model.moe;
+  const double sbh = local_sbh(s), t = s.parallelism.tp;
+  const double copy = s.parallelism.sequence_parallel ? sbh / t : sbh;  // one token copy of FC1's input
+  const double fc2 = double(moe.expert_ffn_hidden) / s.model.hidden * sbh / t;
+  const double per_element = 2 - model::bytes_per_element(f.gemm_precision());
+  return per_element * (moe.top_k * copy + ((moe_act ? 0 : moe.top_k) + moe.shared_experts) * fc2);
+}
+
 /// Bytes per s*b*h that recomputing MLA's up-projections frees (recompute_modules mla_up_proj): their outputs,
 /// this rank's queries and keys and values, rebuilt from the kept latents.
 double mla_up_saving(const scenario::Scenario& s, const Widths& w, bool selective) {
@@ -79,7 +95,7 @@ double layer_activation_bytes(const scenario::Scenario& s, const std::string& re
 }
 
 double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string& recompute) {
-  const double dense = layer_activation_bytes(s, recompute) + fp8_activation_saving(s).mlp;  // experts: 2 bytes
+  const double dense = layer_activation_bytes(s, recompute) + fp8_activation_saving(s).mlp;  // the dense MLP's
   if (recompute == "full") return layer_activation_bytes(s, recompute);  // only the layer input is kept
   const auto& moe = s.model.moe;
   const double sbh = element_scale(s) * local_sbh(s), t = s.parallelism.tp;  // 2-byte units scaled to e bytes
@@ -87,10 +103,11 @@ double moe_layer_activation_bytes(const scenario::Scenario& s, const std::string
   const Widths w = widths(s);
   const double ffn = w.ffn_kept * w.ffn * sbh / t;  // the dense MLP's intermediates
   // moe_act recomputation keeps the routed experts' activation input, not its output: 2 bytes fewer per element
-  const double routed_kept = w.ffn_kept - (recompute == "selective" && s.training.recompute_modules.moe_act ? 2 : 0);
+  const bool moe_act = recompute == "selective" && s.training.recompute_modules.moe_act;
+  const double routed_kept = w.ffn_kept - (moe_act ? 2 : 0);
   const double experts = (routed_kept * moe.top_k + w.ffn_kept * moe.shared_experts) * moe.expert_ffn_hidden /
                          s.model.hidden * sbh / t;
-  return dense - input - ffn + moe.top_k * input + experts;
+  return dense - input - ffn + moe.top_k * input + experts - fp8_expert_saving(s, moe_act);
 }
 
 double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers, const std::string& recompute) {

@@ -71,6 +71,24 @@ TEST(MemoryModel, MoeLayerActivationsFollowTheRoutedTokens) {
   EXPECT_DOUBLE_EQ(workload::chunk_activation_bytes(s, 0, 3, "selective"), 100.5 * sbh);
 }
 
+TEST(MemoryModel, Fp8KeepsTheExpertsGemmInputsInOneByte) {
+  // The Mixtral layer above on H100 with FP8 (per-tensor scaling). Attention: the QKV input sbh and the projection
+  // input 4096/4096 sbh / 2 lose a byte each, 1.5 sbh. Experts (Transformer Engine's GroupedLinear keeps FP8
+  // copies): the 2 permuted copies of FC1's input, 2 sbh, and the 2 FC2 inputs of 3.5 sbh / 2 each, 3.5 sbh:
+  // 7 sbh in all. Under moe_act recomputation the FC2 inputs are not kept at all: 3.5 sbh.
+  const std::vector<std::string> base = {"model=mixtral-8x7b", "training.seq_len=4096", "training.recompute=selective",
+                                         "strategies.pipeline_schedule=1f1b", "hardware=H100-SXM5-80GB"};
+  auto bytes = [&](const std::vector<std::string>& extra) {
+    auto overrides = base;
+    overrides.insert(overrides.end(), extra.begin(), extra.end());
+    return workload::moe_layer_activation_bytes(test::shipped("scenarios/default.json", overrides), "selective");
+  };
+  const double sbh = 4096.0 * 4096;
+  EXPECT_DOUBLE_EQ(bytes({}) - bytes({"training.fp8=fp8-cs"}), 7 * sbh);
+  const std::string act = "training.recompute_modules.moe_act=true";
+  EXPECT_DOUBLE_EQ(bytes({act}) - bytes({act, "training.fp8=fp8-cs"}), 3.5 * sbh);
+}
+
 TEST(MemoryModel, LlamaLayersKeepTheirOwnShapesAndNoDropoutMasks) {
   // Korthikanti's 34 sbh/t (with SP) counts GPT's MHA, 4h GeLU MLP and two 1-byte dropout masks. Llama 3 405B
   // (h 16384, 128 heads of 128, 8 KV heads, SwiGLU f = 53248 = 3.25h, no dropout) at tp 8 with SP: QKV and FC1

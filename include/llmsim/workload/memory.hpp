@@ -29,7 +29,9 @@
 //     is kept instead (Dao et al. 2022, FlashAttention, Sec. 3.1)
 //   an FP8 recipe keeps the inputs of the FP8 GEMMs in FP8 (l bytes instead of 2): QKV and FC1 inputs sbh
 //     (sbh/t with SP), attention projection input (a d/h) sbh/t, FC2 input (f/h) sbh/t (TE saves the FP8 copy its
-//     wgrad reads); the rest (norm inputs, Q, K, V, GeLU input, masks) stays 16-bit; MoE experts' inputs stay 16-bit
+//     wgrad reads); the rest (norm inputs, Q, K, V, GeLU input, masks) stays 16-bit. A MoE layer's experts keep
+//     their GEMM inputs in FP8 too (TE's GroupedLinear, Megatron-Core's default): the k permuted copies of FC1's
+//     input and the FC2 inputs of the routed (not under moe_act recomputation) and shared experts
 //   Every kept tensor above counts 2 bytes per element (16-bit training); an fp32 or tf32 run keeps e = 4: all
 //     terms but the 1-byte dropout masks and the fp32 logsumexp scale by e / 2.
 //   times layers per chunk times the schedule's in-flight (micro-batch, chunk) sets; with full
