@@ -44,8 +44,14 @@ Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
   const double sbh = local_sbh(s), t = s.parallelism.tp;
   const double norm_side = s.parallelism.sequence_parallel ? t : 1;  // QKV and FC1 inputs: split by SP only
   const double per_element = 2 - model::bytes_per_element(f.gemm_precision());
+  // The attention output is the projection's input. Unfused, only the projection keeps it (as its FP8 copy). Fused,
+  // the attention kernel keeps it in 16 bits for its own backward (FlashAttention's O); Megatron-Core makes the
+  // projection save that same tensor for every recipe but delayed scaling (set_save_original_input,
+  // megatron/core/transformer/attention.py, TE >= 2.6), which keeps an FP8 copy beside it.
+  const bool fused = s.training.attention == "flash";
+  const double out = !fused ? per_element : f.recipe == model::Fp8Recipe::Delayed ? -(2 - per_element) : 0;
   const Widths w = widths(s);
-  return {per_element * (sbh / norm_side + w.out * sbh / t), per_element * (sbh / norm_side + w.ffn * sbh / t)};
+  return {per_element * sbh / norm_side + out * w.out * sbh / t, per_element * (sbh / norm_side + w.ffn * sbh / t)};
 }
 
 /// Bytes of one MoE layer that an FP8 recipe saves on its experts: Transformer Engine's GroupedLinear keeps the FP8

@@ -89,6 +89,24 @@ TEST(MemoryModel, Fp8KeepsTheExpertsGemmInputsInOneByte) {
   EXPECT_DOUBLE_EQ(bytes({act}) - bytes({act, "training.fp8=fp8-cs"}), 3.5 * sbh);
 }
 
+TEST(MemoryModel, FusedAttentionKeepsTheProjectionInputIn16BitsUnderFp8) {
+  // With fused attention the kernel keeps its output (the projection's input, a d/h sbh/t) in 16 bits. Under
+  // current scaling Megatron-Core's projection saves that same tensor: 2 bytes. Under delayed scaling it keeps its
+  // FP8 copy beside it: 3 bytes. Unfused, only the FP8 copy: 1 byte, so fused FP8 keeps 1 byte more than unfused
+  // on that term and delayed 1 byte more than current scaling.
+  auto layer = [](const std::string& recipe, const std::string& attention) {
+    const auto s = test::shipped("scenarios/default.json", {"hardware=H100-SXM5-80GB", "training.fp8=" + recipe,
+                                                            "training.attention=" + attention});
+    const double out = double(s.model.heads) * s.model.head_dim / s.model.hidden;
+    const double sbh = double(s.training.seq_len) * s.training.micro_batch * s.model.hidden;
+    return std::make_pair(workload::layer_activation_bytes(s, "selective"), out * sbh / s.parallelism.tp);
+  };
+  const auto [delayed, term] = layer("fp8-delayed", "flash");
+  EXPECT_DOUBLE_EQ(delayed - layer("fp8-cs", "flash").first, term);
+  EXPECT_DOUBLE_EQ(layer("fp8-cs", "unfused").first - layer("none", "unfused").first,
+                   layer("fp8-cs", "flash").first - layer("none", "flash").first - term);
+}
+
 TEST(MemoryModel, LlamaLayersKeepTheirOwnShapesAndNoDropoutMasks) {
   // Korthikanti's 34 sbh/t (with SP) counts GPT's MHA, 4h GeLU MLP and two 1-byte dropout masks. Llama 3 405B
   // (h 16384, 128 heads of 128, 8 KV heads, SwiGLU f = 53248 = 3.25h, no dropout) at tp 8 with SP: QKV and FC1

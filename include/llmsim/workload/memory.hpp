@@ -28,7 +28,9 @@
 //     selective recomputation) and the softmax logsumexp, 4*b*a*s/t bytes (one fp32 per query row and head),
 //     is kept instead (Dao et al. 2022, FlashAttention, Sec. 3.1)
 //   an FP8 recipe keeps the inputs of the FP8 GEMMs in FP8 (l bytes instead of 2): QKV and FC1 inputs sbh
-//     (sbh/t with SP), attention projection input (a d/h) sbh/t, FC2 input (f/h) sbh/t (TE saves the FP8 copy its
+//     (sbh/t with SP), attention projection input (a d/h) sbh/t (unfused attention only: fused, the kernel keeps
+//     it in 16 bits and Megatron-Core's projection saves that tensor, 2 bytes, or under delayed scaling also its
+//     FP8 copy, 3 bytes: attention.py set_save_original_input), FC2 input (f/h) sbh/t (TE saves the FP8 copy its
 //     wgrad reads); the rest (norm inputs, Q, K, V, GeLU input, masks) stays 16-bit. A MoE layer's experts keep
 //     their GEMM inputs in FP8 too (TE's GroupedLinear, Megatron-Core's default): the k permuted copies of FC1's
 //     input and the FC2 inputs of the routed (not under moe_act recomputation) and shared experts
