@@ -9,8 +9,9 @@
 // the forward and backward of each steady-state step are independent, and each steady-state forward braided with
 // the backward after it (PipelineTask::braided): their segments alternate and each pass's all-to-alls (and tp
 // collectives) run beside the other pass's compute, as Megatron runs one micro-batch's dispatch and combine on
-// its communication stream during the other's attention and expert computation. The extra warm-up forward holds
-// one more activation set. Megatron asserts expert parallelism, no full recomputation, and virtual stages when
+// its communication stream during the other's attention and expert computation. The extra warm-up forward reaches
+// the peak of held activation sets that the first steady forward reaches without it (max_in_flight counts a braided
+// pair once). Megatron asserts expert parallelism, no full recomputation, and virtual stages when
 // pp > 1 (transformer_config.py); the same are errors here.
 #include <algorithm>
 
