@@ -15,14 +15,18 @@ bool braids(const scenario::Scenario& s, const PipelineSchedule& schedule) {
 
 /// What braids the schedule, for a message: interleaved-1f1b's ep_overlap, or the schedule itself (STP).
 struct BraidSource {
-  std::string path, what, remedy;
+  bool ep_overlap;
+  std::string what, remedy;
+  /// The path an error names: ep_overlap's when it braids, else `otherwise`.
+  std::string path(const std::string& otherwise) const {
+    return ep_overlap ? "/strategies/pipeline_schedule/ep_overlap" : otherwise;
+  }
 };
 BraidSource braid_source(const scenario::Scenario& s) {
   const std::string& name = s.strategies.pipeline_schedule.name;
   if (name == "interleaved-1f1b")
-    return {"/strategies/pipeline_schedule/ep_overlap", "interleaved-1f1b with ep_overlap (Megatron's combined 1F1B)",
-            "ep_overlap false"};
-  return {"/strategies/pipeline_schedule/name", name, "another schedule"};
+    return {true, "interleaved-1f1b with ep_overlap (Megatron's combined 1F1B)", "ep_overlap false"};
+  return {false, name, "another schedule"};
 }
 
 /// A chunked MoE pipeline interleaves its chunks' all-to-alls inside a pass; a braided schedule alternates the
@@ -31,11 +35,10 @@ void check_moe_pipeline_fits(const scenario::Scenario& s, const MoeLayout& layou
   const bool per_layer = layout.gradient_chunk_bytes > 0;
   if ((layout.chunks == 1 && !per_layer) || !braids(s, schedule)) return;
   const BraidSource braid = braid_source(s);
-  const bool ep_overlap = braid.path.find("ep_overlap") != std::string::npos;  // else the MoE pipeline's own path
-  throw ScenarioError(ep_overlap ? braid.path : "/strategies/moe_pipeline/" + std::string(per_layer ? "name" : "chunks"),
-                      braid.what + " braids two passes, which cannot host " +
-                                      s.strategies.moe_pipeline.name + "'s chunked exchanges; use " + braid.remedy +
-                                      (per_layer ? " or moe_pipeline vanilla-ep" : " or moe_pipeline chunks 1"));
+  throw ScenarioError(braid.path("/strategies/moe_pipeline/" + std::string(per_layer ? "name" : "chunks")),
+                      braid.what + " braids two passes, which cannot host " + s.strategies.moe_pipeline.name +
+                          "'s chunked exchanges; use " + braid.remedy +
+                          (per_layer ? " or moe_pipeline vanilla-ep" : " or moe_pipeline chunks 1"));
 }
 
 /// Ring attention overlaps its KV passes with the attention kernels of the same pass; a braided schedule
@@ -43,16 +46,17 @@ void check_moe_pipeline_fits(const scenario::Scenario& s, const MoeLayout& layou
 /// chunks.
 void check_context_parallel_fits(const scenario::Scenario& s, const MoeLayout& layout, const PipelineSchedule& schedule) {
   if (s.parallelism.cp == 1) return;
-  const std::string cp = " (parallelism.cp " + std::to_string(s.parallelism.cp) + "); use another ";
+  const std::string cp = " (parallelism.cp " + std::to_string(s.parallelism.cp) + "); use ";
   if (layout.attention_in_pipeline)
     throw ScenarioError("/strategies/moe_pipeline/name", s.strategies.moe_pipeline.name +
                                                              " chunks the attention, which cannot host context "
-                                                             "parallelism's exchanges" + cp + "MoE pipeline or cp 1");
+                                                             "parallelism's exchanges" + cp + "another MoE pipeline "
+                                                             "or cp 1");
   if (braids(s, schedule)) {
     const BraidSource braid = braid_source(s);
-    throw ScenarioError(braid.path, braid.what + " braids two passes, which cannot host context parallelism's "
-                                    "exchanges (parallelism.cp " + std::to_string(s.parallelism.cp) + "); use " +
-                                    braid.remedy + " or cp 1");
+    throw ScenarioError(braid.path("/strategies/pipeline_schedule/name"),
+                        braid.what + " braids two passes, which cannot host context parallelism's exchanges" + cp +
+                            braid.remedy + " or cp 1");
   }
 }
 
