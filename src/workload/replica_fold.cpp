@@ -20,7 +20,7 @@ std::vector<int> nodes_of(const scenario::Scenario& s, const TrainingLayout& l, 
   std::vector<int> out;
   for (int c = 0; c < l.cp; ++c)
     for (int g = 0; g < l.tp; ++g)
-      out.push_back((l.tp * tp_group_index(s.parallelism.rank_order, c, d, 0, l) + g) / s.cluster.gpus_per_node);
+      out.push_back((first_rank(s, l, c, d, 0) + g) / s.cluster.gpus_per_node);
   return out;
 }
 

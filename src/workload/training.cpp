@@ -75,7 +75,8 @@ void plan_passes(TrainingPlan& plan, const scenario::Scenario& s, const hardware
 
 }  // namespace
 
-int tp_group_index(const std::string& order, int c, int d, int stage, const TrainingLayout& l) {
+int first_rank(const scenario::Scenario& s, const TrainingLayout& l, int c, int d, int stage) {
+  const std::string& order = s.parallelism.rank_order;
   int index = 0, stride = 1;
   for (size_t at = 3; at < order.size(); at += 3) {  // the dimensions after "tp"
     const std::string dim = order.substr(at, 2);
@@ -83,7 +84,7 @@ int tp_group_index(const std::string& order, int c, int d, int stage, const Trai
     index += coordinate * stride;
     stride *= size;
   }
-  return index;
+  return l.tp * index;
 }
 
 namespace {
@@ -95,7 +96,7 @@ void place_workers(const TrainingLayout& l, const scenario::Scenario& s, Workloa
     for (int r = 0; r < l.replicas; ++r) {
       if (!l.simulated(r)) continue;
       Worker wk;
-      wk.first_rank = l.tp * tp_group_index(s.parallelism.rank_order, r / l.dp, r % l.dp, stage, l);
+      wk.first_rank = first_rank(s, l, r / l.dp, r % l.dp, stage);
       wk.node = wk.first_rank / gpus_per_node;
       wk.first_local = wk.first_rank % gpus_per_node;
       wk.width = l.tp;
@@ -111,7 +112,7 @@ std::pair<std::vector<int>, std::vector<int>> ep_group_nodes(const scenario::Sce
   std::vector<int> nodes, pattern;
   std::map<int, int> index;
   for (int a = 0; a < l.ep; ++a) {
-    nodes.push_back(l.tp * tp_group_index(s.parallelism.rank_order, c, g * l.ep + a, stage, l) / s.cluster.gpus_per_node);
+    nodes.push_back(first_rank(s, l, c, g * l.ep + a, stage) / s.cluster.gpus_per_node);
     pattern.push_back(index.emplace(nodes.back(), static_cast<int>(index.size())).first->second);
   }
   return {nodes, pattern};

@@ -69,9 +69,9 @@ struct TrainingLayout {
   }
 };
 
-/// The position of tp group (cp rank c, dp index d, stage) in parallelism.rank_order `order` (e.g.
-/// "tp-cp-dp-pp", fastest first): its first global rank is tp times this.
-int tp_group_index(const std::string& order, int c, int d, int stage, const TrainingLayout& l);
+/// The first global rank of tp group (cp rank c, dp index d, stage): tp times the group's position in
+/// parallelism.rank_order (e.g. "tp-cp-dp-pp", fastest first).
+int first_rank(const scenario::Scenario& s, const TrainingLayout& l, int c, int d, int stage);
 
 struct StagePlan {
   int stage = 0;
