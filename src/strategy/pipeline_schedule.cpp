@@ -56,7 +56,8 @@ std::vector<int> embedding_loss_split(const scenario::Scenario& s, int chunks) {
   return out;
 }
 
-/// parallelism.pipeline_layout's transformer layers per chunk, checked against the model and the schedule.
+/// parallelism.pipeline_layout's model layers per chunk (its MTP layers, m, only checked: the last chunk's and
+/// model.mtp_layers of them), checked against the model and the schedule.
 std::vector<int> layout_split(const scenario::Scenario& s, int chunks) {
   const std::string path = "/parallelism/pipeline_layout";
   const auto layout = parse_pipeline_layout(s.parallelism.pipeline_layout, path);
@@ -85,7 +86,6 @@ std::vector<int> layout_split(const scenario::Scenario& s, int chunks) {
   if (mtp != s.model.mtp_layers)
     throw ScenarioError(path, count(mtp) + " multi-token-prediction layers (m), where the model has " +
                                   count(s.model.mtp_layers) + " (model.mtp_layers)");
-  out.back() += mtp;
   return out;
 }
 
@@ -127,13 +127,6 @@ std::vector<int> model_layer_split(const scenario::Scenario& s, const PipelineSc
   for (int c = 0; c < v; ++c) out[schedule.model_chunk(pp, pp - 1, c)] = last / v;
   return out;
 }
-
-/// The MTP layers follow the model's last layer, in the last chunk (with the head, as Megatron-Core places them
-/// without a layout).
-std::vector<int> with_mtp(std::vector<int> layers, const scenario::Scenario& s) {
-  layers.back() += s.model.mtp_layers;
-  return layers;
-}
 }  // namespace
 
 std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedule& schedule) {
@@ -142,8 +135,10 @@ std::vector<int> chunk_layers(const scenario::Scenario& s, const PipelineSchedul
     throw ScenarioError("/strategies/pipeline_schedule/virtual_stages",
                         "pp * virtual_stages = " + std::to_string(chunks) + " model chunks is more than the " +
                             std::to_string(s.model.layers) + " layers, the embedding and the loss");
-  if (!s.parallelism.pipeline_layout.empty()) return layout_split(s, static_cast<int>(chunks));
-  return with_mtp(model_layer_split(s, schedule), s);
+  std::vector<int> out = s.parallelism.pipeline_layout.empty() ? model_layer_split(s, schedule)
+                                                                 : layout_split(s, static_cast<int>(chunks));
+  out.back() += s.model.mtp_layers;  // the MTP layers follow the model's last one, in the last chunk with the head
+  return out;
 }
 
 LLMSIM_FAMILY(PipelineSchedule, "strategies", "pipeline_schedule", "1f1b", "pipeline schedule", 20,
