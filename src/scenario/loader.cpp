@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -68,7 +69,7 @@ json load_preset(const std::string& folder, const std::string& name, const std::
     std::string all;
     for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
     const std::string hint = closest_match(name, names);
-    throw ScenarioError(path, "unknown preset \"" + name + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
+    throw ValueError(path, "unknown preset \"" + name + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
                                   " (one of: " + all + ")");
   }
   return read_json_file((fs::path(config_dir()) / folder / (name + ".json")).string());
@@ -241,25 +242,26 @@ SoftwareDefaults apply_software_defaults(json& raw) {
   return out;
 }
 
-/// `e` located at the software defaults when its path lies in a field they filled.
-ScenarioError at_origin(const ScenarioError& e, const std::set<std::string>& filled) {
+/// `e` located at the software defaults when its path lies in a field they filled; nothing otherwise.
+std::optional<ScenarioError> at_origin(const ScenarioError& e, const std::set<std::string>& filled) {
   for (const auto& path : filled)
     if (e.path() == path || e.path().rfind(path + "/", 0) == 0) return ScenarioError("/software/defaults" + e.path(), e.message());
-  return e;
+  return std::nullopt;
 }
 
-/// `e` naming the preset file its value came from, when the scenario did not give that value itself.
-ScenarioError in_preset(const ScenarioError& e, const std::map<std::string, PresetOrigin>& origins) {
+/// `e` naming the preset file its value came from, when the scenario did not give that value itself; nothing
+/// otherwise.
+std::optional<ScenarioError> in_preset(const ScenarioError& e, const std::map<std::string, PresetOrigin>& origins) {
   for (const auto& [section, origin] : origins) {
     if (e.path().rfind(section + "/", 0) != 0) continue;
     try {
-      if (origin.overrides.contains(json::json_pointer(e.path().substr(section.size())))) return e;
+      if (origin.overrides.contains(json::json_pointer(e.path().substr(section.size())))) return std::nullopt;
     } catch (const json::exception&) {  // not a JSON pointer into the section
-      return e;
+      return std::nullopt;
     }
     return ScenarioError(e.path(), e.message() + " (the value comes from the preset file " + origin.file + ")");
   }
-  return e;
+  return std::nullopt;
 }
 
 /// The field of family `fam` inside `parent` ({"name": ..., <its own parameters>}, or the bare name as a
@@ -365,7 +367,7 @@ void check_shadowed(const json& raw, const FieldList& fields, const SoftwareDefa
       try {
         apply_schema(probe, "", fields);
       } catch (const ScenarioError& e) {
-        throw at_origin(e, {"/" + section + "/" + pointer_token(key)});
+        throw at_origin(e, {"/" + section + "/" + pointer_token(key)}).value_or(e);
       }
     }
 }
@@ -404,10 +406,12 @@ Scenario resolve(json raw, const std::string& source_dir) {
     try {
       return resolve_expanded(std::move(raw), source_dir, defaults);
     } catch (const ScenarioError& e) {
-      throw at_origin(e, defaults.filled);
+      if (auto moved = at_origin(e, defaults.filled)) throw *moved;
+      throw;  // as thrown (a ValueError stays one)
     }
   } catch (const ScenarioError& e) {
-    throw in_preset(e, origins);
+    if (auto named = in_preset(e, origins)) throw *named;
+    throw;
   }
 }
 

@@ -45,12 +45,12 @@ void check_range(const Field& f, double x, const std::string& path) {
   bool low = f.min && (f.min_exclusive ? x <= *f.min : x < *f.min);
   bool high = f.max && (f.max_exclusive ? x >= *f.max : x > *f.max);
   if (low || high || !std::isfinite(x))
-    throw ScenarioError(path, "value " + plain_number(x) + " is out of range (" + describe_allowed(f) + ")");
+    throw ValueError(path, "value " + plain_number(x) + " is out of range (" + describe_allowed(f) + ")");
 }
 
 void check_value(const Field& f, json& v, const std::string& path) {
   auto wrong_type = [&]() {
-    throw ScenarioError(path, "expected " + describe_allowed(f) + ", got " + type_name(v));
+    throw ValueError(path, "expected " + describe_allowed(f) + ", got " + type_name(v));
   };
   if (f.allow_auto && v.is_string() && v.get<std::string>() == "auto") return;
   switch (f.type) {
@@ -58,7 +58,7 @@ void check_value(const Field& f, json& v, const std::string& path) {
       // Every integer field is stored in 32 bits: larger values are out of range, not wrapped.
       constexpr double kMaxInt = 2147483647.0;
       if (v.is_number() && std::fabs(v.get<double>()) > kMaxInt)
-        throw ScenarioError(path, "value " + (v.is_number_float() ? plain_number(v.get<double>()) : v.dump()) +
+        throw ValueError(path, "value " + (v.is_number_float() ? plain_number(v.get<double>()) : v.dump()) +
                                       " is out of range (" + describe_allowed(f) +
                                       ", and at most 2147483647)");
       if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) v = v.get<long long>();
@@ -81,7 +81,7 @@ void check_value(const Field& f, json& v, const std::string& path) {
       const auto s = v.get<std::string>();
       if (std::find(f.allowed.begin(), f.allowed.end(), s) == f.allowed.end()) {
         std::string hint = closest_match(s, f.allowed);
-        throw ScenarioError(path, "unknown value \"" + s + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
+        throw ValueError(path, "unknown value \"" + s + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
                                       " (one of: " + join(f.allowed) + ")");
       }
       break;

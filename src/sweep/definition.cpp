@@ -67,7 +67,7 @@ std::vector<Axis> file_axes(const ordered_json& f, const std::string& section, c
     check_key(key, where + "/" + key);
     if (!values.is_array() || values.empty())
       throw ScenarioError(where + "/" + key, "expected a non-empty array of values");
-    Axis a{key, {}};
+    Axis a{key, {}, "--" + section, file};
     for (const auto& v : values) a.values.push_back(value_text(v));
     axes.push_back(a);
   }
@@ -93,9 +93,10 @@ json axes_json(const std::vector<Axis>& axes) {
   return a;
 }
 
-std::vector<Axis> axes_from(const json& a) {
+std::vector<Axis> axes_from(const json& a, const std::string& flag) {
   std::vector<Axis> axes;
-  for (const auto& x : a) axes.push_back({x.at("key").get<std::string>(), x.at("values").get<std::vector<std::string>>()});
+  for (const auto& x : a)
+    axes.push_back({x.at("key").get<std::string>(), x.at("values").get<std::vector<std::string>>(), flag, ""});
   return axes;
 }
 
@@ -111,6 +112,12 @@ std::string axes_difference(const std::vector<Axis>& mine, const std::vector<Axi
 }
 
 }  // namespace
+
+std::string Axis::name() const { return file.empty() ? flag + " " + key : file + ": /" + flag.substr(2) + "/" + key; }
+
+std::string Axis::value_name(size_t i) const {
+  return file.empty() ? name() + "=" + values.at(i) : name() + "/" + std::to_string(i);
+}
 
 size_t SweepDefinition::points() const {
   size_t n = zip.empty() ? 1 : zip.front().values.size();
@@ -145,8 +152,8 @@ SweepDefinition SweepDefinition::from_json(const json& j, const std::string& whe
     d.scenario = j.at("scenario").get<std::string>();
     d.scenario_json = j.at("scenario_json");
     d.sets = j.at("set").get<std::vector<std::string>>();
-    d.grid = axes_from(j.at("grid"));
-    d.zip = axes_from(j.at("zip"));
+    d.grid = axes_from(j.at("grid"), "--grid");
+    d.zip = axes_from(j.at("zip"), "--zip");
     return d;
   } catch (const json::exception& e) {
     throw ScenarioError(where, "not a sweep definition written by llmsim sweep: " + scenario::json_reason(e));
@@ -165,7 +172,7 @@ std::string SweepDefinition::difference(const SweepDefinition& o) const {
 Axis parse_axis(const std::string& text, const std::string& flag) {
   const auto eq = text.find('=');
   if (eq == std::string::npos) throw ScenarioError(flag + " " + text, "expected json.path=value1,value2,...");
-  Axis a{text.substr(0, eq), split_values(text.substr(eq + 1))};
+  Axis a{text.substr(0, eq), split_values(text.substr(eq + 1)), flag, ""};
   check_key(a.key, flag + " " + text);
   for (const auto& v : a.values)
     if (v.empty()) throw ScenarioError(flag + " " + text, "an empty value (values are separated by single commas)");
@@ -196,7 +203,7 @@ SweepDefinition make_definition(const std::string& scenario, const std::vector<s
   std::set<std::string> varied;
   for (const auto* axes : {&d.grid, &d.zip})
     for (const auto& a : *axes)
-      if (!varied.insert(a.key).second) throw ScenarioError("--grid/--zip " + a.key, "the key is varied twice");
+      if (!varied.insert(a.key).second) throw ScenarioError(a.name(), "the key is varied twice");
   std::set<std::string> fixed;  // the sweep file's "set" and --set: one value per key
   for (const auto& s : d.sets) {
     const std::string key = s.substr(0, s.find('='));
@@ -206,9 +213,9 @@ SweepDefinition make_definition(const std::string& scenario, const std::vector<s
   }
   for (const auto& a : d.zip)
     if (a.values.size() != d.zip.front().values.size())
-      throw ScenarioError("--zip " + a.key, "has " + std::to_string(a.values.size()) + " values but --zip " +
-                                                d.zip.front().key + " has " + std::to_string(d.zip.front().values.size()) +
-                                                " (zipped lists need the same length)");
+      throw ScenarioError(a.name(), "has " + std::to_string(a.values.size()) + " values but " + d.zip.front().name() +
+                                        " has " + std::to_string(d.zip.front().values.size()) +
+                                        " (zipped lists need the same length)");
   return d;
 }
 

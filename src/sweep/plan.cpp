@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -40,14 +41,50 @@ std::string point_id(size_t index, size_t total) {
   return std::string(width - std::min(width, id.size()), '0') + id;
 }
 
-/// "--grid key" or "--zip key" for the varied key whose JSON path lies under `path`, or "" if none does.
-std::string varied_key_under(const SweepDefinition& d, const std::string& path) {
+/// Whether JSON pointer `inner` is `outer` or lies under it.
+bool within(const std::string& inner, const std::string& outer) {
+  return inner == outer || inner.rfind(outer + "/", 0) == 0;
+}
+
+/// The varied axis whose JSON path lies under `path` or holds it ("hardware" holds /hardware/preset), or nullptr.
+const Axis* varied_axis_at(const SweepDefinition& d, const std::string& path) {
   for (const auto* axes : {&d.grid, &d.zip})
     for (const auto& a : *axes) {
       const std::string p = pointer_of(a.key).to_string();
-      if (p == path || p.rfind(path + "/", 0) == 0) return (axes == &d.grid ? "--grid " : "--zip ") + a.key;
+      if (within(p, path) || within(path, p)) return &a;
     }
-  return "";
+  return nullptr;
+}
+
+/// The axis assignment "key=value" as errors name it (the axis's value, not a --set).
+std::string value_name(const Axis& a, const std::string& assignment) {
+  const std::string value = assignment.substr(a.key.size() + 1);
+  const auto at = std::find(a.values.begin(), a.values.end(), value);
+  return a.value_name(static_cast<size_t>(at - a.values.begin()));
+}
+
+/// Resolves the scenario `base` with the assignments `sets` applied, as `llmsim run` would.
+void resolve_with(json raw, const std::vector<std::string>& sets, const std::string& source_dir) {
+  for (const auto& s : sets) scenario::apply_override(raw, s);
+  scenario::resolve(std::move(raw), source_dir);
+}
+
+/// Each axis value on the valid point `valid` in place of the point's own: a value wrong in itself (its type,
+/// range or allowed names: ValueError at or under the axis's path) is an error of the sweep, not a row.
+void check_axis_values(const SweepDefinition& d, const json& base, const Point& valid, const std::string& source_dir) {
+  for (const auto* axes : {&d.grid, &d.zip})
+    for (const auto& a : *axes)
+      for (size_t i = 0; i < a.values.size(); ++i) {
+        std::vector<std::string> sets = valid.sets;
+        for (auto& s : sets)
+          if (s.compare(0, a.key.size() + 1, a.key + "=") == 0) s = a.key + "=" + a.values[i];
+        try {
+          resolve_with(base, sets, source_dir);
+        } catch (const ValueError& e) {
+          if (within(e.path(), pointer_of(a.key).to_string())) throw ScenarioError(a.value_name(i), e.what());
+        } catch (const ScenarioError&) {  // a combination this point cannot host: the sweep records it as a row
+        }
+      }
 }
 
 std::string read_text(const fs::path& file) {
@@ -72,8 +109,8 @@ std::vector<Point> make_points(const SweepDefinition& d) {
       try {
         p.params[key] = parsed_value(s);
       } catch (const ScenarioError& e) {  // a value of an axis, not of a --set: name the axis
-        const std::string axis = varied_key_under(d, pointer_of(key).to_string());
-        throw axis.empty() ? e : ScenarioError(axis + "=" + s.substr(key.size() + 1), e.message());
+        const Axis* axis = varied_axis_at(d, pointer_of(key).to_string());
+        throw axis ? ScenarioError(value_name(*axis, s), e.message()) : e;
       }
     }
     points.push_back(p);
@@ -84,23 +121,23 @@ std::vector<Point> make_points(const SweepDefinition& d) {
 void check_points(const SweepDefinition& d, const std::vector<Point>& points) {
   json base = d.scenario_json;
   for (const auto& s : d.sets) scenario::apply_override(base, s);
-  std::vector<json> raws;  // every point's overrides applied first: a path that cannot be set is an error at once
-  for (const auto& p : points) {
-    raws.push_back(base);
-    for (const auto& s : p.sets) scenario::apply_override(raws.back(), s);
+  for (const auto& p : points) {  // every point's overrides applied first: a path that cannot be set is an error at once
+    json raw = base;
+    for (const auto& s : p.sets) scenario::apply_override(raw, s);
   }
   const std::string source_dir = fs::path(d.scenario).parent_path().string();
   std::optional<ScenarioError> first;
-  for (auto& raw : raws) {
+  for (const auto& p : points) {
     try {
-      scenario::resolve(std::move(raw), source_dir);
-      return;
+      resolve_with(base, p.sets, source_dir);
     } catch (const ScenarioError& e) {
       if (!first) first = e;
+      continue;
     }
+    return check_axis_values(d, base, p, source_dir);
   }
-  const std::string key = varied_key_under(d, first->path());
-  if (!key.empty()) throw ScenarioError(key, first->what());
+  const Axis* axis = varied_axis_at(d, first->path());
+  if (axis) throw ScenarioError(axis->name(), first->what());
   throw ScenarioError(first->path(), first->message() + " (in every point of the sweep)");
 }
 

@@ -170,7 +170,17 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
   // A value of an axis that is broken JSON names the axis, not --set.
   expect_input_error(run(fast_sweep("--grid 'parallelism.tp=[1,2'")), "--grid parallelism.tp=[1,2: malformed JSON");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --zip parallelism.tp=1,2")),
-                     "--grid/--zip parallelism.tp: the key is varied twice");
+                     "--zip parallelism.tp: the key is varied twice");
+  // A value wrong in itself (its type, range or allowed names) is an error of the sweep even when other values run;
+  // tp 3 above, which only the GPU count refuses, stays a row.
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,banana")),
+                     "--grid parallelism.tp=banana: /parallelism/tp: expected an integer >= 1, got a string");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --zip seed=1,2 --zip training.precision=bf16,fp9")),
+                     "--zip training.precision=fp9: /training/precision: unknown value \"fp9\"");
+  expect_input_error(run(fast_sweep("--grid strategies.pipeline_schedule.name=1f1b,1f1bb")),
+                     "--grid strategies.pipeline_schedule.name=1f1bb: /strategies/pipeline_schedule/name: unknown value");
+  expect_input_error(run(fast_sweep("--grid hardware=A100-SXM4-80GB,H1000")),
+                     "--grid hardware=H1000: /hardware/preset: unknown preset \"H1000\"");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set training.itrations=2")), "/training/itrations: unknown key");
   std::string hundred = "1";
   for (int v = 2; v <= 100; ++v) hundred += "," + std::to_string(v);
@@ -271,6 +281,15 @@ TEST_F(Sweep, SweepFileAndZipGiveTheSamePointsAsTheCommandLine) {
   ASSERT_EQ(cli.code, 0) << cli.err;
   const auto cli_rows = jsonl(dir_ / "cli" / "results.jsonl");
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(cli_rows[i]["tokens_per_s"], rows[i]["tokens_per_s"]) << i;
+}
+
+TEST_F(Sweep, ASweepFilesAxisIsNamedByItsPlaceInTheFile) {
+  const std::string file = write("sweep.json", json::parse(R"({"grid": {"parallelism.tp": [1, -2]}})"));
+  expect_input_error(run(fast_sweep("--sweep-file " + file)),
+                     file + ": /grid/parallelism.tp/1: /parallelism/tp: value -2 is out of range");
+  const std::string zip = write("zip.json", json::parse(R"({"zip": {"seed": [1, 2], "training.micro_batch": [1]}})"));
+  expect_input_error(run(fast_sweep("--sweep-file " + zip)),
+                     zip + ": /zip/training.micro_batch: has 1 values but " + zip + ": /zip/seed has 2");
 }
 
 }  // namespace

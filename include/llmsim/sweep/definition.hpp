@@ -11,11 +11,18 @@
 
 namespace llmsim::sweep {
 
-/// One varied key: "parallelism.tp" with the value texts {"2", "4", "8"}.
+/// One varied key: "parallelism.tp" with the value texts {"2", "4", "8"}, and where the user gave it (for errors
+/// only; two axes with the same key and values are the same axis wherever they were given).
 struct Axis {
   std::string key;
   std::vector<std::string> values;
+  std::string flag = "--grid";  ///< "--grid" or "--zip"
+  std::string file;             ///< the sweep file that holds the axis, or "" for the command line
   bool operator==(const Axis& o) const { return key == o.key && values == o.values; }
+  /// The axis as errors name it: "--grid parallelism.tp", or "sweep.json: /grid/parallelism.tp".
+  std::string name() const;
+  /// Value `i` as errors name it: "--grid parallelism.tp=3", or "sweep.json: /grid/parallelism.tp/1".
+  std::string value_name(size_t i) const;
 };
 
 struct SweepDefinition {

@@ -47,6 +47,13 @@ class ScenarioError : public std::runtime_error {
   std::string message_;
 };
 
+/// Bad input in a value itself, whatever the other fields hold: its type, its range or its allowed names (a field's
+/// schema, a preset's name). A sweep refuses an axis value that raises it before running any point.
+class ValueError : public ScenarioError {
+ public:
+  using ScenarioError::ScenarioError;
+};
+
 /// A failure inside the simulation that is not the user's input (a deadlock, an inconsistent program): a bug.
 class SimulationError : public std::runtime_error {
  public:
