@@ -99,11 +99,11 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
   // Megatron's combined 1F1B as applied: asked for (interleaved-1f1b ep_overlap) and a steady phase that pairs a
   // forward with a backward on some stage (with every forward a warm-up forward there is none).
   const auto& schedule = s.strategies.pipeline_schedule;
-  const auto keys = schedule.params.keys();
-  bool ep_overlap = std::find(keys.begin(), keys.end(), "ep_overlap") != keys.end() && schedule.params.flag("ep_overlap");
-  ep_overlap = ep_overlap && std::any_of(plan.stages.begin(), plan.stages.end(), [](const workload::StagePlan& st) {
-                 return std::any_of(st.order.begin(), st.order.end(), [](const auto& t) { return t.braided; });
-               });
+  const auto pairs = [](const workload::StagePlan& st) {
+    return std::any_of(st.order.begin(), st.order.end(), [](const auto& t) { return t.braided; });
+  };
+  const bool ep_overlap = schedule.params.has("ep_overlap") && schedule.params.flag("ep_overlap") &&
+                          std::any_of(plan.stages.begin(), plan.stages.end(), pairs);
   out["parallelism"] = {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
                         {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
                         {"micro_batches", plan.micro_batches},

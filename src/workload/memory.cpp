@@ -38,12 +38,17 @@ struct Fp8Saving {
   double attention = 0, mlp = 0;
 };
 
+/// Bytes per element an FP8 recipe saves on a GEMM input it keeps in FP8 rather than 16 bits; 0 without FP8.
+double fp8_saving_per_element(const model::Fp8& f) {
+  return f.enabled() ? 2 - model::bytes_per_element(f.gemm_precision()) : 0;
+}
+
 Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
   const model::Fp8 f = model::LayerShape::from(s).fp8;
-  if (!f.enabled()) return {};
+  const double per_element = fp8_saving_per_element(f);
+  if (per_element == 0) return {};
   const double sbh = local_sbh(s), t = s.parallelism.tp;
   const double norm_side = s.parallelism.sequence_parallel ? t : 1;  // QKV and FC1 inputs: split by SP only
-  const double per_element = 2 - model::bytes_per_element(f.gemm_precision());
   // The attention output is the projection's input. Unfused, only the projection keeps it (as its FP8 copy). Fused,
   // the attention kernel keeps it in 16 bits for its own backward (FlashAttention's O); Megatron-Core makes the
   // projection save that same tensor for every recipe but delayed scaling (set_save_original_input,
@@ -60,13 +65,11 @@ Fp8Saving fp8_activation_saving(const scenario::Scenario& s) {
 /// only under moe_act recomputation, whose output is not kept): the k permuted copies of FC1's input, and the FC2
 /// input of each routed copy (not with moe_act) and of each shared expert.
 double fp8_expert_saving(const scenario::Scenario& s, bool moe_act) {
-  const model::Fp8 f = model::LayerShape::from(s).fp8;
-  if (!f.enabled()) return 0;
+  const double per_element = fp8_saving_per_element(model::LayerShape::from(s).fp8);
   const auto& moe = s.model.moe;
   const double sbh = local_sbh(s), t = s.parallelism.tp;
   const double copy = s.parallelism.sequence_parallel ? sbh / t : sbh;  // one token copy of FC1's input
   const double fc2 = double(moe.expert_ffn_hidden) / s.model.hidden * sbh / t;
-  const double per_element = 2 - model::bytes_per_element(f.gemm_precision());
   return per_element * (moe.top_k * copy + ((moe_act ? 0 : moe.top_k) + moe.shared_experts) * fc2);
 }
 
