@@ -2,14 +2,17 @@
 """Fits a hardware preset's calibration to published throughput measurements.
 
 Usage: tools/calibrate.py [--table megatron-lm-table1|nemo-24.07-h100|bridge-b200|bridge-gb200|bridge-gb300|
-                                  bridge-26.02-gb200|bridge-26.02-gb300|bridge-26.02-26.04.01]
+                                  bridge-26.02-gb200|bridge-26.02-gb300|bridge-26.02-26.04.01|
+                                  deepspeed-2021|deepspeed-2021-heldout]
                           [--llmsim build/llmsim]
                           [--fit matmul_efficiency,matmul_half_dim,memory_efficiency]
 Runs the table's scenarios (megatron-lm-table1: scenarios/validation/*.json against hardware TFLOP/s per GPU of
 data/validation/megatron-lm-table1.csv; nemo-24.07-h100: scenarios/validation/nemo-24.07-h100/*.json, written
 by tools/make_validation_scenarios.py, against tokens/s per GPU; bridge-*: the DGX B200, GB200 or GB300 rows of
 scenarios/validation/megatron-bridge-25.11-blackwell/; bridge-26.02-26.04.01: later releases' rows, held out, only
-reported with --maxfev 0) with the calibration fields overridden,
+reported with --maxfev 0; deepspeed-2021: the Megatron-Turing NLG rows of scenarios/validation/deepspeed-2021/, which
+fit that software preset's multiplier software.efficiency.matmul, and deepspeed-2021-heldout its BLOOM rows) with the
+calibration fields overridden (a dotted name, such as software.efficiency.matmul, is a scenario field),
 minimises the mean squared relative error with scipy's Nelder-Mead, and prints the fitted values to copy into
 configs/hardware/<preset>.json. Fields not fitted keep the preset's values. Two scenarios run at a time.
 """
@@ -28,7 +31,8 @@ from tool_main import guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOUNDS = {"matmul_efficiency": (0.3, 1.0), "matmul_half_dim": (0.0, 1024.0), "memory_efficiency": (0.3, 1.0),
-          "nvlink_efficiency": (0.3, 1.0), "block_scaled_gemm_efficiency": (0.5, 1.0), "nvfp4_gemm_efficiency": (0.3, 1.0), "network_efficiency": (0.3, 1.0), "kernel_overhead_us": (0.0, 50.0)}
+          "nvlink_efficiency": (0.3, 1.0), "block_scaled_gemm_efficiency": (0.5, 1.0), "nvfp4_gemm_efficiency": (0.3, 1.0), "network_efficiency": (0.3, 1.0), "kernel_overhead_us": (0.0, 50.0),
+          "software.efficiency.matmul": (0.3, 2.0), "software.efficiency.memory": (0.3, 2.0)}
 
 
 def table1_rows():
@@ -61,23 +65,37 @@ TABLES = {"megatron-lm-table1": (table1_rows, "A100-SXM4-80GB", "hardware_tflops
           "bridge-26.02-gb200": (written_rows(LATER, "r26.02-gb200-"), "GB200-NVL72", "tokens_per_s_per_gpu"),
           "bridge-26.02-gb300": (written_rows(LATER, "r26.02-gb300-"), "GB300-NVL72", "tokens_per_s_per_gpu"),
           # held out, several presets: only reported (--maxfev 0), never fitted
-          "bridge-26.02-26.04.01": (written_rows(LATER), None, "tokens_per_s_per_gpu")}
+          "bridge-26.02-26.04.01": (written_rows(LATER), None, "tokens_per_s_per_gpu"),
+          # a software preset's multipliers on the A100 calibration: fitted on its own table, checked on another
+          "deepspeed-2021": (written_rows("deepspeed-2021", "mtnlg-"), "A100-SXM4-80GB", "tokens_per_s_per_gpu"),
+          "deepspeed-2021-heldout": (written_rows("deepspeed-2021", "bloom-"), None, "tokens_per_s_per_gpu")}
+# what a table fits unless --fit says otherwise, and the software preset whose multipliers it fits
+DEFAULT_FIT = {"deepspeed-2021": "software.efficiency.matmul"}
+SOFTWARE = {"deepspeed-2021": "deepspeed-2021"}
 
 
 def simulate(llmsim, scenario, overrides, out, metric):
     cmd = [llmsim, "run", scenario, "--out", out, "--log-level", "warn"]
     for k, v in overrides.items():
-        cmd += ["--set", f"hardware.calibration.{k}={v}"]
+        cmd += ["--set", f"{k}={v}" if "." in k else f"hardware.calibration.{k}={v}"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     summary = json.load(open(os.path.join(out, "summary.json")))
     return None if summary["status"] == "oom" else summary[metric]  # a row that does not fit is left out
+
+
+def start_value(table, hardware, name):
+    """The preset's current value of a fitted field: a hardware calibration key or a software.efficiency key."""
+    if name.startswith("software."):
+        software = json.load(open(os.path.join(ROOT, "configs", "software", SOFTWARE[table] + ".json")))
+        return software["efficiency"][name.split(".")[-1]]
+    return json.load(open(os.path.join(ROOT, "configs", "hardware", hardware + ".json")))["calibration"][name]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--table", choices=sorted(TABLES), default="megatron-lm-table1")
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
-    ap.add_argument("--fit", default="matmul_efficiency,matmul_half_dim,memory_efficiency")
+    ap.add_argument("--fit", default="", help="comma-separated fields to fit (default: the table's)")
     ap.add_argument("--rows", default="", help="regular expression: only the rows whose scenario file matches")
     ap.add_argument("--start", default="", help="comma-separated start values (default: the preset's)")
     ap.add_argument("--maxfev", type=int, default=80, help="most objective evaluations (0: only report the errors at the start values)")
@@ -85,9 +103,9 @@ def main():
     rows, hardware, metric = TABLES[args.table]
     if hardware is None and args.maxfev > 0:
         raise SystemExit(f"error: --table {args.table} is held out (several presets): only --maxfev 0 reports it")
-    names = args.fit.split(",") if hardware else []
-    preset = json.load(open(os.path.join(ROOT, "configs", "hardware", hardware + ".json")))["calibration"] if hardware else {}
-    x0 = [float(v) for v in args.start.split(",")] if args.start else [preset[n] for n in names]
+    fit = args.fit or DEFAULT_FIT.get(args.table, "matmul_efficiency,matmul_half_dim,memory_efficiency")
+    names = fit.split(",") if hardware else []
+    x0 = [float(v) for v in args.start.split(",")] if args.start else [start_value(args.table, hardware, n) for n in names]
     data = [r for r in rows() if re.search(args.rows, os.path.basename(r[0]))]
     tmp = tempfile.mkdtemp(prefix="llmsim-calibrate-")
 
