@@ -37,7 +37,7 @@ class Renewal : public FailureProcess {
     }
     return out;
   }
-  double cluster_mtbf(int nodes, int gpus_per_node) const override { return mean_gap(nodes, gpus_per_node); }
+  double cluster_mtbf(int nodes, int gpus_per_node, double) const override { return mean_gap(nodes, gpus_per_node); }
 
  protected:
   virtual double mean_gap(int, int) const { return mtbf_; }
@@ -72,7 +72,7 @@ class PerGpu final : public Renewal {
 class NoFailures final : public FailureProcess {
  public:
   std::vector<Failure> draw(int, int, double, std::mt19937_64&) const override { return {}; }
-  double cluster_mtbf(int, int) const override { return std::numeric_limits<double>::infinity(); }
+  double cluster_mtbf(int, int, double) const override { return std::numeric_limits<double>::infinity(); }
 };
 
 const scenario::Field kRepair =
@@ -131,7 +131,7 @@ FailureDraw failures_of(const scenario::Scenario& s) {
                                                  std::to_string(s.cluster.nodes) + " nodes (0-" +
                                                  std::to_string(s.cluster.nodes - 1) + ")");
   return {with_spares(out, s.faults.spare_nodes, s.faults.replace),
-          process->cluster_mtbf(s.cluster.nodes, s.cluster.gpus_per_node)};
+          process->cluster_mtbf(s.cluster.nodes, s.cluster.gpus_per_node, s.faults.horizon)};
 }
 
 std::vector<Failure> with_spares(std::vector<Failure> failures, int spares, double replace) {

@@ -85,8 +85,12 @@ class TraceProcess final : public FailureProcess {
       if (f.time < horizon) out.push_back(f);
     return out;
   }
-  double cluster_mtbf(int, int) const override {
-    if (failures_.size() < 2) return std::numeric_limits<double>::infinity();
+  /// The mean gap between the trace's failures; with one failure in the run, the run's length (the one interval it
+  /// shows: Young/Daly's "auto" checkpoint interval stays finite); with none, infinite (no checkpoints).
+  double cluster_mtbf(int, int, double horizon) const override {
+    const auto in_run = std::count_if(failures_.begin(), failures_.end(), [&](const Failure& f) { return f.time < horizon; });
+    if (in_run == 0) return std::numeric_limits<double>::infinity();
+    if (failures_.size() < 2) return horizon;
     return (failures_.back().time - failures_.front().time) / double(failures_.size() - 1);
   }
 

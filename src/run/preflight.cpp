@@ -77,7 +77,18 @@ void check_training(const scenario::Scenario& s, Preflight& p) {
   if (s.faults.enabled()) check_timeline(s);
 }
 
+/// Every request arrives at a finite time within limits::kMaxArrival_s (a tiny rate or a huge trace timestamp).
+void check_arrivals(const scenario::Scenario& s, const std::vector<serving::Request>& requests) {
+  for (const auto& r : requests)
+    if (!(r.arrival <= limits::kMaxArrival_s))
+      throw ScenarioError("/serving/workload", "request " + std::to_string(r.id) + " arrives at " + plain_number(r.arrival) +
+                                                   " s (after serving.rate_scale " + plain_number(s.serving.rate_scale) +
+                                                   "); at most 1e7 s: raise the request rate, or bound the run with "
+                                                   "serving.duration_s or serving.max_requests");
+}
+
 void check_serving(const scenario::Scenario& s, const std::vector<serving::Request>& requests, Preflight& p) {
+  check_arrivals(s, requests);
   const serving::StepModel model(s);
   const auto kv = serving::replica_kv(s);
   serving::admit(s, requests, kv);  // some request is served

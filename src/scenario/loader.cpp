@@ -392,7 +392,7 @@ Scenario resolve_expanded(json raw, const std::string& source_dir, const Softwar
 Scenario resolve(json raw, const std::string& source_dir) {
   if (!raw.is_object()) throw ScenarioError("/", "a scenario is a JSON object");
   if (const auto at = find_null(raw); !at.empty())
-    throw ScenarioError(at, "null is not a value (leave the key out to take its default)");
+    throw ValueError(at, "null is not a value (leave the key out to take its default)");
   // Software fields given without a preset or a name (e.g. --set software.kernel_launch_us=10) override the default.
   if (!is_serving(raw)) {
     if (!raw.contains("software")) raw["software"] = kDefaultSoftware;

@@ -458,6 +458,15 @@ void check_dense_model(const Scenario& s) {
     if (!name.empty() && name != plain)  // empty: a serving scenario, which has no training strategies
       throw ScenarioError(path, "\"" + name + "\" acts on MoE layers, and model " + s.model.name +
                                     " has none (model.moe.experts 0): \"" + plain + "\" only");
+  const auto& m = s.model.moe;
+  const std::vector<std::tuple<std::string, double, double>> moe_fields = {
+      {"top_k", m.top_k, 1}, {"shared_experts", m.shared_experts, 0}, {"first_dense_layers", m.first_dense_layers, 0},
+      {"layer_interval", m.layer_interval, 1}, {"capacity_factor", m.capacity_factor, 0},
+      {"expert_ffn_hidden", m.expert_ffn_hidden, s.model.ffn_hidden}};
+  for (const auto& [key, value, plain] : moe_fields)
+    if (value != plain)
+      throw ScenarioError("/model/moe/" + key, "describes MoE layers, and model " + s.model.name +
+                                                   " has none (model.moe.experts 0): " + plain_number(plain) + " only");
 }
 
 /// The name is a plain directory name; the fault timeline's buckets within bounds.

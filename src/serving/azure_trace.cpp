@@ -16,6 +16,13 @@ namespace {
 
 const std::string kColumns = "TIMESTAMP,ContextTokens,GeneratedTokens";
 
+/// Days in month `m` (1-12) of Gregorian year `y`.
+long long days_in_month(long long y, long long m) {
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return kDays[m - 1] + (m == 2 && leap ? 1 : 0);
+}
+
 /// Days from 1970-01-01 to the proleptic Gregorian date y-m-d (H. Hinnant's days_from_civil).
 long long days_from_civil(long long y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -37,7 +44,9 @@ std::optional<long long> parse_timestamp(const std::string& text) {
   const long long year = field(0, 4), month = field(5, 2), day = field(8, 2), hour = field(11, 2),
                   minute = field(14, 2), second = field(17, 2);
   // Years 1970-2200: nanoseconds since 1970 stay within 64 bits (to 2262), and no trace predates Unix time.
-  if (year < 1970 || year > 2200 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return std::nullopt;
+  if (year < 1970 || year > 2200 || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 ||
+      minute > 59 || second > 59)
+    return std::nullopt;
   long long ns = 0;
   if (text.size() > form.size()) {
     const std::string fraction = text.substr(form.size() + 1);

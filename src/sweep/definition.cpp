@@ -1,5 +1,6 @@
 #include "llmsim/sweep/definition.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <filesystem>
@@ -111,6 +112,37 @@ std::string axes_difference(const std::vector<Axis>& mine, const std::vector<Axi
   return "";
 }
 
+/// Whether dotted key `inner` is `outer` or lies inside it ("a.b.c" inside "a.b").
+bool nested(const std::string& inner, const std::string& outer) {
+  return inner == outer || inner.rfind(outer + ".", 0) == 0;
+}
+
+/// One value per key and point: no key varied twice or inside another varied key (the point's values would
+/// overwrite each other and its row would show values it did not run), none set by --set or the sweep file's
+/// "set" inside a varied key (set first, the varied value would replace it) or set twice, no value listed twice.
+void check_keys(const SweepDefinition& d, const std::vector<std::string>& set_names) {
+  std::vector<const Axis*> axes;
+  for (const auto* list : {&d.grid, &d.zip})
+    for (const auto& a : *list) {
+      for (const Axis* other : axes)
+        if (nested(a.key, other->key) || nested(other->key, a.key))
+          throw ScenarioError(a.name(), a.key == other->key ? "the key is varied twice"
+                                                            : "varies a key that " + other->name() + " varies too");
+      for (size_t i = 0; i < a.values.size(); ++i)
+        if (std::find(a.values.begin(), a.values.begin() + i, a.values[i]) != a.values.begin() + i)
+          throw ScenarioError(a.value_name(i), "the value is listed twice");
+      axes.push_back(&a);
+    }
+  std::set<std::string> fixed;  // the sweep file's "set" and --set: one value per key
+  for (size_t i = 0; i < d.sets.size(); ++i) {
+    const std::string key = d.sets[i].substr(0, d.sets[i].find('='));
+    for (const Axis* a : axes)
+      if (nested(key, a->key)) throw ScenarioError(set_names[i], "the key is also varied by " + a->name());
+    if (!fixed.insert(key).second)
+      throw ScenarioError(set_names[i], "the key is set twice (by the sweep file's \"set\" and --set, or by two --set)");
+  }
+}
+
 }  // namespace
 
 std::string Axis::name() const { return file.empty() ? flag + " " + key : file + ": /" + flag.substr(2) + "/" + key; }
@@ -185,6 +217,7 @@ SweepDefinition make_definition(const std::string& scenario, const std::vector<s
   SweepDefinition d;
   d.scenario = fs::absolute(scenario).lexically_normal().string();
   d.scenario_json = scenario::read_json_file(d.scenario);
+  std::vector<std::string> set_names;  // each of d.sets as errors name it
   if (!sweep_file.empty()) {
     const auto f = read_sweep_file(sweep_file);
     d.grid = file_axes(f, "grid", sweep_file);
@@ -193,24 +226,14 @@ SweepDefinition make_definition(const std::string& scenario, const std::vector<s
       for (const auto& [key, value] : f["set"].items()) {
         check_key(key, sweep_file + ": /set/" + key);
         d.sets.push_back(key + "=" + value_text(value));
+        set_names.push_back(sweep_file + ": /set/" + key);
       }
   }
   for (const auto& g : grid) d.grid.push_back(parse_axis(g, "--grid"));
   for (const auto& z : zip) d.zip.push_back(parse_axis(z, "--zip"));
-  for (const auto& s : sets) d.sets.push_back(s);
+  for (const auto& s : sets) d.sets.push_back(s), set_names.push_back("--set " + s);
   if (d.grid.empty() && d.zip.empty()) throw ScenarioError("sweep", "nothing varies (give --grid, --zip or --sweep-file)");
-
-  std::set<std::string> varied;
-  for (const auto* axes : {&d.grid, &d.zip})
-    for (const auto& a : *axes)
-      if (!varied.insert(a.key).second) throw ScenarioError(a.name(), "the key is varied twice");
-  std::set<std::string> fixed;  // the sweep file's "set" and --set: one value per key
-  for (const auto& s : d.sets) {
-    const std::string key = s.substr(0, s.find('='));
-    if (varied.count(key)) throw ScenarioError("--set " + s, "the key is also varied by --grid or --zip");
-    if (!fixed.insert(key).second)
-      throw ScenarioError("--set " + s, "the key is set twice (by the sweep file's \"set\" and --set, or by two --set)");
-  }
+  check_keys(d, set_names);
   for (const auto& a : d.zip)
     if (a.values.size() != d.zip.front().values.size())
       throw ScenarioError(a.name(), "has " + std::to_string(a.values.size()) + " values but " + d.zip.front().name() +

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -100,8 +101,9 @@ std::vector<Point> make_points(const SweepDefinition& d) {
   std::vector<Point> points;
   const size_t n = d.points();
   if (static_cast<double>(n) > limits::kMaxSweepPoints)
-    throw ScenarioError("--grid", "the sweep has " + std::to_string(n) + " points (the product of its axes' lengths); "
-                                  "at most " + plain_number(limits::kMaxSweepPoints));
+    throw ScenarioError("sweep", std::string("the sweep has ") + (n == SIZE_MAX ? "more than " : "") + std::to_string(n) +
+                                     " points (the product of its axes' lengths); at most " +
+                                     plain_number(limits::kMaxSweepPoints));
   for (size_t i = 0; i < n; ++i) {
     Point p{i, point_id(i, n), d.point_sets(i), json::object()};
     for (const auto& s : p.sets) {
@@ -141,6 +143,15 @@ void check_points(const SweepDefinition& d, const std::vector<Point>& points) {
   throw ScenarioError(first->path(), first->message() + " (in every point of the sweep)");
 }
 
+namespace {
+void write_plan(const SweepDir& dir, const std::vector<Point>& points) {
+  std::string plan;
+  for (const auto& p : points)
+    plan += json{{"index", p.index}, {"id", p.id}, {"set", p.sets}, {"params", p.params}}.dump() + "\n";
+  report::write_atomically(dir.plan().string(), plan);
+}
+}  // namespace
+
 void init_dir(const SweepDir& dir, const SweepDefinition& d, const std::vector<Point>& points) {
   const std::string where = "--out " + dir.root.string();
   std::error_code ec;
@@ -149,15 +160,14 @@ void init_dir(const SweepDir& dir, const SweepDefinition& d, const std::vector<P
     if (!diff.empty())
       throw ScenarioError(where, "holds a different sweep: " + diff +
                                      " (rerun the same definition to resume, or use another --out)");
+    if (!fs::exists(dir.plan())) return write_plan(dir, points);  // the same definition gives the same plan
+    load_points(dir);  // a damaged plan is an error before anything is reported as resumed
     return;
   }
   if (fs::exists(dir.root) && (!fs::is_directory(dir.root) || !fs::is_empty(dir.root, ec)))
     throw ScenarioError(where, "exists and is not a sweep directory (no sweep.json); choose a new or empty directory");
   fs::create_directories(dir.runs());
-  std::string plan;
-  for (const auto& p : points)
-    plan += json{{"index", p.index}, {"id", p.id}, {"set", p.sets}, {"params", p.params}}.dump() + "\n";
-  report::write_atomically(dir.plan().string(), plan);
+  write_plan(dir, points);
   report::write_atomically(dir.definition().string(), d.to_json().dump(2) + "\n");  // last: its presence marks a complete plan
 }
 

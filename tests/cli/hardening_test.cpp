@@ -113,11 +113,24 @@ TEST_F(Hardening, AnOverlongFailureTimelineNamesWhatMakesIt) {
 }
 
 TEST_F(Hardening, AServingRunTooLongForItsKvUsageBucketsNamesSampleS) {
-  // 50 requests at 1e-6 requests/s: a makespan of about 4e7 s, 1.7e8 one-second rows of kv_usage.csv on 4
-  // replicas; refused after the simulation, before anything is written (a probe saw a 1.2 GB file).
+  // 50 requests at 1e-5 requests/s: a makespan of about 4e6 s, 1.6e8 rows of 0.1 s of kv_usage.csv on 4 replicas;
+  // refused after the simulation, before anything is written (a probe saw a 1.2 GB file).
   const auto r = run("run '" + source("scenarios/regression/serving-vllm.json") +
-                     "' --out out --set serving.max_requests=50 --set serving.workload.rate_rps=1e-6");
+                     "' --out out --set serving.max_requests=50 --set serving.workload.rate_rps=1e-5 "
+                     "--set serving.sample_s=0.1");
   expect_input_error(r, "/serving/sample_s: kv_usage.csv would hold ");
+}
+
+TEST_F(Hardening, RequestsArrivingPastTheLimitFailValidate) {
+  // A denormal rate put every arrival at infinity and aborted SimGrid (a probe); 1e-6 requests/s puts the 50th at
+  // about 4e7 s, beyond the 1e7 s a serving run takes.
+  json j = scenario("scenarios/regression/serving-vllm.json");
+  j["serving"]["workload"]["rate_rps"] = 1e-320;
+  expect_rejected(j, "/serving/workload: request 0 arrives at inf s (after serving.rate_scale 1); at most 1e7 s");
+  j = scenario("scenarios/regression/serving-vllm.json");
+  j["serving"]["max_requests"] = 50;
+  j["serving"]["workload"]["rate_rps"] = 1e-6;
+  expect_rejected(j, "/serving/workload: request ");
 }
 
 TEST_F(Hardening, ServingWeightsBeyondTheGpuFailValidate) {

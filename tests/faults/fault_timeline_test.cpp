@@ -49,6 +49,17 @@ TEST_F(FaultRun, CheckpointRestartLosesTheWorkSinceTheLastCheckpointAndStallsThe
   EXPECT_EQ(f["failures"].get<int>(), 1);
 }
 
+TEST_F(FaultRun, OneTracedFailureGivesYoungDalyTheRunsLengthAsItsMeanGap) {
+  // "auto" was 0 (never checkpoint) for a trace of one failure, whose mean gap was taken as infinite: the one
+  // interval the trace shows is the run itself, sqrt(2 x write x 2 h) with the write of the test above.
+  const auto s = summary("1.0,1,0.5\n", 2.0, {"strategies.fault_tolerance={\"name\": \"checkpoint-restart\", "
+                                                "\"storage_GBps\": 50}"});
+  ASSERT_TRUE(s.contains("faults")) << s.dump();
+  const double h = 1024, ff = 2736, V = 32000;
+  const double write = (24 * (4 * h * h + 3 * h * ff + 2 * h) + 2 * V * h + h) * 14 / 50e9;
+  EXPECT_NEAR(s["faults"]["checkpoint_interval_s"].get<double>(), std::sqrt(2 * write * 7200), 1e-4);  // 38.5 s
+}
+
 TEST_F(FaultRun, WithoutFailuresOnlyBambooCostsAnything) {
   for (const std::string module : {"none", "checkpoint-restart", "oobleck", "mecefo", "bamboo"}) {
     const auto s = summary("", 1.0, {"strategies.fault_tolerance=" + module});

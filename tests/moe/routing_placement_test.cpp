@@ -72,6 +72,27 @@ TEST(Routing, ZipfMakesTheHottestExpertAboutAsHotAsItsRankSays) {
   EXPECT_NEAR(hottest, 1 / h64, 0.01);
 }
 
+// Weights {1e6, 1, 1}: the first pick is expert 0 (probability 1 - 2e-6); the second repeats it about every draw, so
+// the direct draw from the rest takes over, and must give experts 1 and 2 one half each, as rejecting repeats would
+// (20,000 draws: 3 sigma = 0.0106). A Zipf skew of 4 with top-8 of 128 experts used to reject for minutes.
+TEST(Routing, DrawingPastManyRepeatsKeepsTheWeightsOfTheRest) {
+  const std::vector<double> cumulative = moe::cumulative_of({1e6, 1, 1});
+  std::mt19937_64 rng(7);
+  int ones = 0;
+  const int draws = 20000;
+  for (int i = 0; i < draws; ++i) {
+    std::vector<int> out;
+    moe::draw_distinct(cumulative, 2, rng, out);
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_NE(out[0], out[1]);
+    ones += (out[0] == 1 || out[1] == 1) && (out[0] != 2 && out[1] != 2);
+  }
+  EXPECT_NEAR(double(ones) / draws, 0.5, 0.0106);
+  std::vector<int> all;
+  moe::draw_distinct(cumulative, 3, rng, all);
+  EXPECT_EQ(std::set<int>(all.begin(), all.end()), (std::set<int>{0, 1, 2}));
+}
+
 TEST(CT, RoundRobinWithOneExpertPerDeviceIsK) {
   const auto s = moe_scenario(8, 2, 8, {"strategies.expert_placement=round-robin"});
   EXPECT_DOUBLE_EQ(traffic(s, 1000).c_t(), 2.0);

@@ -471,6 +471,15 @@ TEST(LoaderError, MoeFamiliesOnADenseModelNameTheirPath) {
   json plain = default_json();  // the defaults, written out, are fine
   plain.merge_patch(json{{"strategies", {{"moe_pipeline", "vanilla-ep"}}}, {"routing", "uniform"}});
   EXPECT_NO_THROW(sc::resolve(plain));
+  // So are the MoE layer fields: accepted and ignored, they looked like a setting that had been applied.
+  for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
+           {"top_k", 4}, {"capacity_factor", 1.5}, {"shared_experts", 2}, {"first_dense_layers", 3}}) {
+    json raw = default_json();
+    raw["model"] = {{"preset", raw["model"]}, {"moe", {{key, value}}}};
+    const auto e = resolve_error(raw);
+    EXPECT_EQ(e.path(), "/model/moe/" + key);
+    EXPECT_TRUE(contains(e.what(), "describes MoE layers")) << e.what();
+  }
 }
 
 TEST(LoaderError, TokenCopyRulesNeedAnAllToAll) {

@@ -318,6 +318,10 @@ TEST_F(Workload, MalformedAzureLinesNameTheFileAndLine) {
       // 2262 overflowed the nanoseconds since 1970 and read as "out of order"; 0001 wrapped silently.
       {header + ok + "2262-11-16 18:17:04,10,5\n", ":3: TIMESTAMP \"2262-11-16 18:17:04\" is not of the form"},
       {header + "0001-01-01 00:00:00,10,5\n", ":2: TIMESTAMP \"0001-01-01 00:00:00\" is not of the form"},
+      // A day past the month's end rolled over into the next month (and blamed the next line as out of order).
+      {header + "2023-02-30 18:17:03.0,100,10\n2023-03-01 18:17:03.0,100,10\n",
+       ":2: TIMESTAMP \"2023-02-30 18:17:03.0\" is not of the form"},
+      {header + "2023-02-28 00:00:00,10,5\n2100-02-29 00:00:00,10,5\n", ":3: TIMESTAMP \"2100-02-29 00:00:00\""},
       {"time,prompt,output\n", ":1: the first line is \"time,prompt,output\""}};
   const std::string file = write("file.csv", ""s);
   for (const auto& [text, message] : cases) {

@@ -181,12 +181,18 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
                      "--grid strategies.pipeline_schedule.name=1f1bb: /strategies/pipeline_schedule/name: unknown value");
   expect_input_error(run(fast_sweep("--grid hardware=A100-SXM4-80GB,H1000")),
                      "--grid hardware=H1000: /hardware/preset: unknown preset \"H1000\"");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,null")),
+                     "--grid parallelism.tp=null: /parallelism/tp: null is not a value");
+  // A key inside another varied key: each point's two values would overwrite each other, and its row show both.
+  expect_input_error(run(fast_sweep("--grid training.recompute=full,none --grid training=1,2")),
+                     "--grid training: varies a key that --grid training.recompute varies too");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,1")), "--grid parallelism.tp=1: the value is listed twice");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set training.itrations=2")), "/training/itrations: unknown key");
   std::string hundred = "1";
   for (int v = 2; v <= 100; ++v) hundred += "," + std::to_string(v);
   expect_input_error(run(fast_sweep("--grid seed=" + hundred + " --grid training.global_batch=" + hundred +
                                     " --grid training.micro_batch=1,2")),
-                     "--grid: the sweep has 20000 points (the product of its axes' lengths); at most 10000");
+                     "sweep: the sweep has 20000 points (the product of its axes' lengths); at most 10000");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set seed=1 --set seed=2")),
                      "--set seed=2: the key is set twice");
   // Each --slurm-option is one "#SBATCH" line of the job script: no line break, and an option.
@@ -283,10 +289,24 @@ TEST_F(Sweep, SweepFileAndZipGiveTheSamePointsAsTheCommandLine) {
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(cli_rows[i]["tokens_per_s"], rows[i]["tokens_per_s"]) << i;
 }
 
+TEST_F(Sweep, AResumedSweepWhosePlanIsMissingWritesItAgain) {
+  ASSERT_EQ(run(fast_sweep("--grid parallelism.tp=1,2")).code, 0);
+  fs::remove(dir_ / "out" / "points.jsonl");
+  const auto again = run(fast_sweep("--grid parallelism.tp=1,2"));
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
+  EXPECT_EQ(jsonl(dir_ / "out" / "results.jsonl").size(), 2u);
+}
+
 TEST_F(Sweep, ASweepFilesAxisIsNamedByItsPlaceInTheFile) {
   const std::string file = write("sweep.json", json::parse(R"({"grid": {"parallelism.tp": [1, -2]}})"));
   expect_input_error(run(fast_sweep("--sweep-file " + file)),
                      file + ": /grid/parallelism.tp/1: /parallelism/tp: value -2 is out of range");
+  // Set first, a key inside a varied one would be replaced by the varied value.
+  const std::string set = write("set.json", json::parse(
+      R"({"grid": {"training.recompute": ["full", "none"]}, "set": {"training.recompute.x": 1}})"));
+  expect_input_error(run(fast_sweep("--sweep-file " + set)),
+                     set + ": /set/training.recompute.x: the key is also varied by " + set + ": /grid/training.recompute");
   const std::string zip = write("zip.json", json::parse(R"({"zip": {"seed": [1, 2], "training.micro_batch": [1]}})"));
   expect_input_error(run(fast_sweep("--sweep-file " + zip)),
                      zip + ": /zip/training.micro_batch: has 1 values but " + zip + ": /zip/seed has 2");

@@ -37,8 +37,9 @@ class FailureProcess {
   /// Failures starting before `horizon` [s] on `nodes` nodes of `gpus_per_node` GPUs, sorted by time; a node
   /// is never failed twice at once.
   virtual std::vector<Failure> draw(int nodes, int gpus_per_node, double horizon, std::mt19937_64& rng) const = 0;
-  /// Mean time between failures of the whole cluster [s] (Young/Daly checkpoint interval); infinity if none.
-  virtual double cluster_mtbf(int nodes, int gpus_per_node) const = 0;
+  /// Mean time between failures of the whole cluster [s] over a run of `horizon` [s] (Young/Daly checkpoint
+  /// interval); infinity if none.
+  virtual double cluster_mtbf(int nodes, int gpus_per_node, double horizon) const = 0;
 };
 
 using FailureProcessRegistry = strategy::Registry<FailureProcess>;

@@ -20,6 +20,9 @@ constexpr double kMaxOps = 2e8;
 constexpr double kMaxFlows = 2e8;
 /// 2,000,000: twice the million-request benchmark (37 s on 2 cores), so an accepted serving run ends in minutes.
 constexpr double kMaxRequests = 2e6;
+/// Latest request arrival a serving run takes [s]: 1e7 s, 116 days. A rate of 1e-320 requests/s put arrivals at
+/// infinity and aborted SimGrid; a trace timestamp of 1e308 s made kv_usage.csv's row count overflow after a run.
+constexpr double kMaxArrival_s = 1e7;
 constexpr double kMaxGpus = 131072;  ///< 2^17: eight times the largest cluster llmsim is checked on (16,384)
 constexpr double kMaxSimulationBytes = 8.0 * 1024 * 1024 * 1024;
 /// Fault timeline (run/fault_run.hpp, timeline_work): its events times the nodes each one visits. Measured: 11.3
