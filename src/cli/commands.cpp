@@ -92,16 +92,18 @@ std::pair<int, int> prefill_batch(const std::string& text) {
 
 /// A step over `sequences` sequences of `tokens` tokens each (prompts; or contexts, each with the token it decodes)
 /// must fit the model's context and the replica's KV blocks (serving/kv_cache.hpp), as a run's admission requires.
-void check_step_fits(const scenario::Scenario& s, const std::string& option, long tokens, long sequences, bool decoding) {
+/// Errors name `option` (the length) or, when one sequence fits the KV blocks, `batch_option`.
+void check_step_fits(const scenario::Scenario& s, const std::string& option, const std::string& batch_option,
+                     long tokens, long sequences, bool decoding) {
   const long held = tokens + (decoding ? 1 : 0), limit = s.model.max_seq_len;
   if (held > limit)
     throw ScenarioError(option, std::to_string(tokens) + (decoding ? " tokens of context and the one decoded" : " tokens") +
                                     " exceed model.max_seq_len " + std::to_string(limit) + " (at most " +
                                     std::to_string(limit - (decoding ? 1 : 0)) + ")");
   const serving::KvGeometry kv = serving::replica_kv(s);
-  const long blocks = sequences * serving::KvBlocks(kv.blocks, kv.block_size).blocks_for(held);
+  const long one = serving::KvBlocks(kv.blocks, kv.block_size).blocks_for(held), blocks = sequences * one;
   if (blocks > kv.blocks)
-    throw ScenarioError(option, std::to_string(sequences) + " sequences of " + std::to_string(held) + " tokens need " +
+    throw ScenarioError(one > kv.blocks ? option : batch_option, std::to_string(sequences) + " sequences of " + std::to_string(held) + " tokens need " +
                                     std::to_string(blocks) + " KV blocks; the replica holds " + std::to_string(kv.blocks) +
                                     " (of " + std::to_string(kv.block_size) + " tokens)");
 }
@@ -121,11 +123,11 @@ int step_time_command(const StepTimeOptions& o, std::ostream& out) {
   const serving::StepModel m(s);
   double t = 0;
   if (o.prefill.empty()) {
-    check_step_fits(s, "--context", o.context, o.decode, true);
+    check_step_fits(s, "--context", "--decode", o.context, o.decode, true);
     t = m.decode_time(o.decode, o.context);
   } else {
     const auto [tokens, prompts] = prefill_batch(o.prefill);
-    check_step_fits(s, "--prefill", tokens, prompts, false);
+    check_step_fits(s, "--prefill", "--prefill", tokens, prompts, false);
     t = m.prefill_time(tokens, prompts);
   }
   out << nlohmann::json{{"time_ms", 1e3 * t}}.dump() << "\n";

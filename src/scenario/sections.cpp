@@ -184,7 +184,8 @@ FieldList moe_fields() {
                      "per expert pair)").at_least(0).at_most(4096).with_default(0),
       Field::integer("top_k", "routed experts per token (at most 32: the routing draw grows with its square)").at_least(1)
           .at_most(32).with_default(1),
-      Field::integer("shared_experts", "experts every token goes through (DeepSeek-MoE)").at_least(0).with_default(0),
+      Field::integer("shared_experts", "experts every token goes through (DeepSeek-MoE)").at_least(0).at_most(4096)
+          .with_default(0),
       Field::integer("expert_ffn_hidden", "inner size of one expert's FFN; auto = ffn_hidden").at_least(1).or_auto()
           .with_default("auto"),
       Field::integer("first_dense_layers", "leading layers with a dense FFN (DeepSeek's first_k_dense_replace)")

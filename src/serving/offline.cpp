@@ -1,6 +1,7 @@
 // The offline workload (serving/workload.hpp): `requests` requests of fixed lengths, all queued at time 0, as
 // offline throughput benchmarks run them (trtllm-bench throughput, vLLM benchmark_throughput).
 #include "limited_source.hpp"
+#include "llmsim/util/limits.hpp"
 
 namespace llmsim::serving {
 namespace {
@@ -28,7 +29,7 @@ class Offline final : public LimitedSource {
 LLMSIM_REGISTER(WorkloadSource, "offline",
                 "offline throughput: `requests` requests of input_tokens and output_tokens, all arriving at time 0",
                 (scenario::FieldList{
-                    scenario::Field::integer("requests", "requests queued at time 0").at_least(1).at_most(10000000),
+                    scenario::Field::integer("requests", "requests queued at time 0").at_least(1).at_most(limits::kMaxRequests),
                     scenario::Field::integer("input_tokens", "prompt tokens of every request").at_least(1)
                         .at_most(10000000),
                     scenario::Field::integer("output_tokens", "output tokens of every request, including the first")

@@ -166,7 +166,8 @@ void init_dir(const SweepDir& dir, const SweepDefinition& d, const std::vector<P
   }
   if (fs::exists(dir.root) && (!fs::is_directory(dir.root) || !fs::is_empty(dir.root, ec)))
     throw ScenarioError(where, "exists and is not a sweep directory (no sweep.json); choose a new or empty directory");
-  fs::create_directories(dir.runs());
+  fs::create_directories(dir.runs(), ec);
+  if (ec) throw ScenarioError(where, "cannot create the sweep directory (" + ec.message() + ")");
   write_plan(dir, points);
   report::write_atomically(dir.definition().string(), d.to_json().dump(2) + "\n");  // last: its presence marks a complete plan
 }

@@ -14,12 +14,31 @@ bool is_control(char c) {
   return u < 0x20 || u == 0x7f;
 }
 
+namespace {
+/// The code point of a UTF-8 C1 control (U+0080-009F) or bidirectional formatting character (U+202A-202E,
+/// U+2066-2069) at text[i], which reorders or hides the rest of a terminal line, or 0.
+unsigned format_character(const std::string& text, size_t i) {
+  const auto at = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
+  if (at(i) == 0xC2 && at(i + 1) >= 0x80 && at(i + 1) <= 0x9F) return at(i + 1);
+  if (at(i) != 0xE2) return 0;
+  const unsigned cp = 0x2000 + ((at(i + 1) & 0x3F) << 6) + (at(i + 2) & 0x3F);
+  const bool lead = at(i + 1) == 0x80 || at(i + 1) == 0x81, tail = (at(i + 2) & 0xC0) == 0x80;
+  return lead && tail && ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) ? cp : 0;
+}
+}  // namespace
+
 std::string escape_control(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
-    if (!is_control(c)) {
+    if (const unsigned cp = format_character(text, i)) {
+      char code[10];
+      std::snprintf(code, sizeof code, "\\u%04x", cp);
+      out += code;
+      i += cp < 0x100 ? 1 : 2;
+    } else if (!is_control(c)) {
       out += c;
     } else if (c == '\n') {
       out += "\\n";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "llmsim/model/transformer.hpp"
+
 namespace llmsim::workload {
 
 MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
@@ -33,6 +35,16 @@ MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
     ++index;
   }
   return plan;
+}
+
+double replica_params(const scenario::Scenario& s, const MoePlan& plan, int first, int layers) {
+  if (plan.empty()) return 0;
+  const auto& m = s.model;
+  const int base = m.moe.experts / s.parallelism.ep;
+  double replicas = 0;
+  for (int l = first; l < first + layers; ++l)
+    if (const int i = plan.moe_index[l]; i >= 0) replicas += plan.placements[i].max_slots() - base;
+  return replicas * model::ffn_params(m, m.moe.expert_ffn_hidden) / s.parallelism.tp;
 }
 
 }  // namespace llmsim::workload

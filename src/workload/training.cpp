@@ -202,10 +202,11 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   StageGradients g;
   g.dp_group = dp_group;
   double set_bytes = 0;  // activations of the stage's largest (micro-batch, chunk) set
-  double fp8_copies = 0;
+  double fp8_copies = 0, replicas = 0;  // replicas: parameters of the expert replicas beyond experts/ep (memory only)
   for (int c = 0; c < l.v; ++c) {
     const int j = l.chunk_of[stage][c], first = l.first_layer_of[j], layers = l.layers_of[j];
     g.chunk_params.push_back(chunk_params(s, j, l.chunks, first, layers).total());
+    replicas += replica_params(s, plan.moe, first, layers);
     g.parts.push_back(gradient_parts(s, j, l.chunks, first, layers, per_layer_grads));
     sp.layers += layers;
     set_bytes = std::max(set_bytes, chunk_activation_bytes(s, first, layers, s.training.recompute));
@@ -215,7 +216,7 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   g.params = sp.params;
   sp.order = schedule.stage_order({l.pp, stage, plan.micro_batches});
   sp.max_in_flight = strategy::max_in_flight(sp.order, schedule.offloaded_chunk());
-  sp.memory = sync.state_memory(sp.params);
+  sp.memory = sync.state_memory(sp.params + replicas);
   sp.memory.weights += fp8_copies;
   sp.memory.activations = activation_memory(s, set_bytes, sp.max_in_flight);
 

@@ -68,6 +68,10 @@ TEST_F(StepTimeCli, StepsBeyondTheContextOrTheKvCacheAreOneLineErrors) {
                      "--prefill: " + std::to_string(most + 1) + " sequences of 4096 tokens need " +
                          std::to_string((most + 1) * per_prompt) + " KV blocks; the replica holds " +
                          std::to_string(kv.blocks));
+  // A decode batch too large for the KV blocks names the batch, not its (short) context: one block per sequence.
+  expect_input_error(run(cmd + "--decode " + std::to_string(kv.blocks + 1) + " --context 1"),
+                     "--decode: " + std::to_string(kv.blocks + 1) + " sequences of 2 tokens need " +
+                         std::to_string(kv.blocks + 1) + " KV blocks");
 }
 
 }  // namespace

@@ -46,6 +46,25 @@ TEST(MoeTraining, TheStragglerRankSetsTheLayerTime) {
         << "rank " << r;
 }
 
+TEST(MoeTraining, ExpertReplicasCostTheMemoryOfTheirParameters) {
+  // replicate-hot with 2 extra slots: every device of ep 8 holds 8 + 2 experts in each of OLMoE's 16 MoE layers, 2 x
+  // 16 x 3 x 2048 x 1024 parameters more than contiguous, each with bf16 weights (2 bytes), fp32 gradients (4) and
+  // fp32 master weights and Adam moments (12), the software's ZeRO 0 unsharded.
+  auto stage = [](const std::string& placement) {
+    const auto s = test::shipped("scenarios/moe/olmoe-ep8-a100.json",
+                                 {"training.global_batch=16", "strategies.expert_placement=" + placement});
+    const hardware::ComputeModel cm(s.hardware);
+    return workload::plan_training(s, cm, strategy::build_training_strategies(s)).stages.at(0).memory;
+  };
+  const auto plain = stage("contiguous");
+  const auto replicated = stage("{\"name\": \"replicate-hot\", \"extra_slots\": 2}");
+  const double params = 2.0 * 16 * 3 * 2048 * 1024;
+  EXPECT_DOUBLE_EQ(replicated.weights - plain.weights, 2 * params);
+  EXPECT_DOUBLE_EQ(replicated.gradients - plain.gradients, 4 * params);
+  EXPECT_DOUBLE_EQ(replicated.optimizer - plain.optimizer, 12 * params);
+  EXPECT_EQ(replicated.activations, plain.activations);
+}
+
 TEST(MoeModels, ParameterCountsMatchThePublishedSizes) {
   // Mixtral 46.7B, Qwen3-30B-A3B 30.5B, OLMoE 6.9B, DeepSeekMoE 16.4B within 2%; DeepSeek-V3 671B (its technical
   // report's abstract, without the MTP module) within 0.5% with its multi-head latent attention; Kimi K2 1.04T (its

@@ -77,6 +77,10 @@ TEST(JsonText, FindNullGivesThePointer) {
 TEST(ErrorText, ControlCharactersAreEscaped) {
   EXPECT_EQ(llmsim::escape_control("a\nb\tc\rd\x01\x7f" "e"), "a\\nb\\tc\\rd\\x01\\x7fe");
   EXPECT_EQ(std::string(ScenarioError("/x\n", "bad\nvalue").what()), "/x\\n: bad\\nvalue");
+  // A right-to-left override (U+202E), an isolate (U+2066) and a C1 control (U+0085) reorder or break a terminal
+  // line; other UTF-8 ("é", U+2014) stays as it is.
+  EXPECT_EQ(llmsim::escape_control("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xc2\x85" "d\xc3\xa9\xe2\x80\x94"),
+            "a\\u202eb\\u2066c\\u0085d\xc3\xa9\xe2\x80\x94");
 }
 
 TEST(ErrorText, NumbersAsWritten) {

@@ -187,6 +187,8 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
   expect_input_error(run(fast_sweep("--grid training.recompute=full,none --grid training=1,2")),
                      "--grid training: varies a key that --grid training.recompute varies too");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,1")), "--grid parallelism.tp=1: the value is listed twice");
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2", "/proc/llmsim-sweep")),
+                     "--out /proc/llmsim-sweep: cannot create the sweep directory (");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set training.itrations=2")), "/training/itrations: unknown key");
   std::string hundred = "1";
   for (int v = 2; v <= 100; ++v) hundred += "," + std::to_string(v);

@@ -5,8 +5,10 @@
 // uses a replica on its own device if there is one, else the replicas take turns (moe/traffic.hpp).
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include "llmsim/strategy/expert_placement.hpp"
+#include "llmsim/util/error.hpp"
 
 namespace llmsim::strategy {
 namespace {
@@ -61,8 +63,17 @@ const scenario::FieldList kParams = {
 LLMSIM_REGISTER(ExpertPlacementStrategy, "replicate-hot",
                 "extra replicas for the experts with the highest load per replica, all replicas packed greedily "
                 "(EPLB-like)",
-                kParams, [](const scenario::Params& p, const scenario::Scenario&) {
-                  return std::make_unique<ReplicateHot>(p.integer("extra_slots"));
+                kParams, [](const scenario::Params& p, const scenario::Scenario& s) {
+                  // A device holds each expert at most once: beyond experts - experts/ep, slots stay empty.
+                  const int extra = p.integer("extra_slots"), experts = s.model.moe.experts;
+                  const int most = experts - experts / std::max(1, s.parallelism.ep);
+                  if (experts > 0 && extra > most)
+                    throw ScenarioError("/strategies/expert_placement/extra_slots",
+                                        std::to_string(extra) + " replicas per device, but a device holds at most " +
+                                            std::to_string(most) + " more (each of the " + std::to_string(experts) +
+                                            " experts once, " + std::to_string(experts / std::max(1, s.parallelism.ep)) +
+                                            " its own): 1-" + std::to_string(most));
+                  return std::make_unique<ReplicateHot>(extra);
                 });
 
 }  // namespace
