@@ -83,7 +83,8 @@ void check_arrivals(const scenario::Scenario& s, const std::vector<serving::Requ
     if (!(r.arrival <= limits::kMaxArrival_s))
       throw ScenarioError("/serving/workload", "request " + std::to_string(r.id) + " arrives at " + plain_number(r.arrival) +
                                                    " s (after serving.rate_scale " + plain_number(s.serving.rate_scale) +
-                                                   "); at most 1e7 s: raise the request rate, or bound the run with "
+                                                   "); at most " + plain_number(limits::kMaxArrival_s) +
+                                                   " s: raise the request rate, or bound the run with "
                                                    "serving.duration_s or serving.max_requests");
 }
 

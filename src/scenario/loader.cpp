@@ -70,7 +70,7 @@ json load_preset(const std::string& folder, const std::string& name, const std::
     for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
     const std::string hint = closest_match(name, names);
     throw ValueError(path, "unknown preset \"" + name + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
-                                  " (one of: " + all + ")");
+                               " (one of: " + all + ")");
   }
   return read_json_file((fs::path(config_dir()) / folder / (name + ".json")).string());
 }

@@ -58,7 +58,7 @@ const Axis* varied_axis_at(const SweepDefinition& d, const std::string& path) {
 }
 
 /// The axis assignment "key=value" as errors name it (the axis's value, not a --set).
-std::string value_name(const Axis& a, const std::string& assignment) {
+std::string assignment_name(const Axis& a, const std::string& assignment) {
   const std::string value = assignment.substr(a.key.size() + 1);
   const auto at = std::find(a.values.begin(), a.values.end(), value);
   return a.value_name(static_cast<size_t>(at - a.values.begin()));
@@ -112,7 +112,7 @@ std::vector<Point> make_points(const SweepDefinition& d) {
         p.params[key] = parsed_value(s);
       } catch (const ScenarioError& e) {  // a value of an axis, not of a --set: name the axis
         const Axis* axis = varied_axis_at(d, pointer_of(key).to_string());
-        throw axis ? ScenarioError(value_name(*axis, s), e.message()) : e;
+        throw axis ? ScenarioError(assignment_name(*axis, s), e.message()) : e;
       }
     }
     points.push_back(p);
