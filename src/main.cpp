@@ -168,10 +168,11 @@ void add_sweep(CLI::App& app, Commands& c) {
   sweep->require_subcommand(0, 1);
 }
 
+const char* const kListCategories = "hardware, models, topologies, strategies, routing, faults or serving";
+
 void add_list(CLI::App& app, Commands& c) {
   app.add_subcommand("list", "list presets and registered strategies")
-      ->add_option("category", c.what, "hardware, models, topologies, strategies, routing, faults or serving")
-      ->required()
+      ->add_option("category", c.what, kListCategories)
       ->check(CLI::IsMember({"hardware", "models", "topologies", "strategies", "routing", "faults", "serving"}));
 }
 
@@ -205,6 +206,7 @@ int dispatch(const Commands& c) {
   if (*c.sweep_point) return llmsim::sweep::sweep_run_point_command(c.sweep_dir, c.sweep_index);
   if (*c.sweep) return llmsim::sweep::sweep_command(c.sweep_opts, std::cout);
   // [dispatch: each command's call above this line]
+  if (c.what.empty()) throw llmsim::ScenarioError("list", std::string("give a category (") + kListCategories + ")");
   return llmsim::cli::list_command(c.what, std::cout);
 }
 

@@ -87,6 +87,9 @@ TEST_F(Cli, NoSubcommandExits2) {
 
 TEST_F(Cli, UnknownListTopicExits2) {
   EXPECT_EQ(run("list gizmos").code, 2);
+  // Without a category the one line names them (CLI11's "category is required" did not).
+  expect_input_error(run("list"), "list: give a category (hardware, models, topologies, strategies, routing, faults "
+                                  "or serving)");
 }
 
 TEST_F(Cli, Version) {
