@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "llmsim/regress/metrics.hpp"
 #include "llmsim/report/output_dir.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/scenario/json_text.hpp"
@@ -51,6 +52,9 @@ Baseline read_baseline(const std::string& path) {
     if (!metrics.is_object()) bad(path, "/scenarios/" + name + ": not an object of metrics");
     auto& m = b.scenarios[name];
     for (const auto& [metric, value] : metrics.items()) {
+      if (Better better; !direction_of(metric, better))
+        throw ScenarioError(path, "/scenarios/" + name + "/" + metric + ": not a metric regress compares (one of: " +
+                                      metric_names() + ")");
       if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
         bad(path, "/scenarios/" + name + "/" + metric + ": not a finite number >= 0 (every metric is a time, a rate "
                                                          "or a fraction)");

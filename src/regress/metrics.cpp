@@ -1,6 +1,8 @@
 #include "llmsim/regress/metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace llmsim::regress {
@@ -65,6 +67,16 @@ bool direction_of(const std::string& name, Better& better) {
         return true;
       }
   return false;
+}
+
+std::string metric_names() {
+  std::vector<std::string> names;
+  for (const auto* specs : {&kTraining, &kMoe, &kFaults, &kServing})
+    for (const auto& s : *specs)
+      if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 }  // namespace llmsim::regress

@@ -206,10 +206,17 @@ TEST_F(Regress, BadInputExitsTwo) {
   expect_input_error(regress(""), "base.json: no baseline file (give an existing baseline JSON file");
   write("base.json", "{not json");
   expect_input_error(regress(""), "base.json: malformed JSON at line 1, column 3");
-  write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"a", {{"m", "x"}}}}}});
-  expect_input_error(regress(""), "base.json: /scenarios/a/m: not a finite number");
-  write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"a", {{"m", -5}}}}}});
-  expect_input_error(regress(""), "base.json: /scenarios/a/m: not a finite number >= 0");
+  write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"a", {{"tokens_per_s", "x"}}}}}});
+  expect_input_error(regress(""), "base.json: /scenarios/a/tokens_per_s: not a finite number");
+  write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"a", {{"tokens_per_s", -5}}}}}});
+  expect_input_error(regress(""), "base.json: /scenarios/a/tokens_per_s: not a finite number >= 0");
+  // A name regress never extracts would only ever show as "missing" (exit 1): it is a malformed baseline.
+  write("base.json", json{{"llmsim_version", "0.1.0"}, {"tolerance", 0.02}, {"scenarios", {{"a", {{"bogus_metric", 1}}}}}});
+  expect_input_error(regress(""), "base.json: /scenarios/a/bogus_metric: not a metric regress compares (one of: "
+                                  "iteration_time_s, tokens_per_s, model_tflops_per_gpu, hardware_tflops_per_gpu, "
+                                  "moe.c_t, moe.imbalance, faults.effective_tokens_per_s, faults.throughput_drop, "
+                                  "serving.ttft_s.p99, serving.tpot_s.p99, serving.throughput.output_tokens_per_s, "
+                                  "serving.slo.attainment)");
   make_baseline();
   const std::string good = read_file(dir_ / "base.json");
   expect_input_error(run("regress nowhere --baseline base.json"), "nowhere: no such suite directory");

@@ -28,4 +28,7 @@ Metrics extract_metrics(const nlohmann::json& summary);
 /// Which way metric `name` improves; false if `name` is not a metric regress extracts.
 bool direction_of(const std::string& name, Better& better);
 
+/// Every metric name regress extracts, comma-separated in the order above (for errors).
+std::string metric_names();
+
 }  // namespace llmsim::regress
