@@ -86,6 +86,8 @@ def simulate(llmsim, scenario, overrides, out, metric):
 def start_value(table, hardware, name):
     """The preset's current value of a fitted field: a hardware calibration key or a software.efficiency key."""
     if name.startswith("software."):
+        if table not in SOFTWARE:
+            raise SystemExit(f"error: --fit {name}: only with a software preset's table ({', '.join(SOFTWARE)})")
         software = json.load(open(os.path.join(ROOT, "configs", "software", SOFTWARE[table] + ".json")))
         return software["efficiency"][name.split(".")[-1]]
     return json.load(open(os.path.join(ROOT, "configs", "hardware", hardware + ".json")))["calibration"][name]

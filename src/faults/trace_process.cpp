@@ -85,13 +85,16 @@ class TraceProcess final : public FailureProcess {
       if (f.time < horizon) out.push_back(f);
     return out;
   }
-  /// The mean gap between the trace's failures; with one failure in the run, the run's length (the one interval it
-  /// shows: Young/Daly's "auto" checkpoint interval stays finite); with none, infinite (no checkpoints).
+  /// The mean gap between the failures of the run (those before `horizon`); with one failure, or all at one time,
+  /// the run's length over their count (Young/Daly's "auto" checkpoint interval stays finite and positive); with
+  /// none, infinite (no checkpoints).
   double cluster_mtbf(int, int, double horizon) const override {
-    const auto in_run = std::count_if(failures_.begin(), failures_.end(), [&](const Failure& f) { return f.time < horizon; });
-    if (in_run == 0) return std::numeric_limits<double>::infinity();
-    if (failures_.size() < 2) return horizon;
-    return (failures_.back().time - failures_.front().time) / double(failures_.size() - 1);
+    std::vector<double> times;
+    for (const auto& f : failures_)
+      if (f.time < horizon) times.push_back(f.time);
+    if (times.empty()) return std::numeric_limits<double>::infinity();
+    const double gap = times.size() > 1 ? (times.back() - times.front()) / double(times.size() - 1) : 0;
+    return gap > 0 ? gap : horizon / double(times.size());
   }
 
  private:

@@ -46,7 +46,8 @@ int draw_from_rest(const std::vector<double>& cumulative, const std::vector<int>
     if (y >= start(h)) y += cumulative[h] - start(h);
   const int n = static_cast<int>(cumulative.size());
   int e = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), y) - cumulative.begin());
-  while (e >= n || std::binary_search(holes.begin(), holes.end(), e)) e = (e + 1) % n;  // rounding at an edge
+  if (e >= n) e = n - 1;  // rounding at the top: the nearest expert not chosen, downwards
+  while (std::binary_search(holes.begin(), holes.end(), e)) e = (e + n - 1) % n;
   return e;
 }
 }  // namespace

@@ -90,9 +90,9 @@ WorkEstimate serving_work(const scenario::Scenario& s, const std::vector<serving
   for (const auto& r : requests) output_tokens += r.output_tokens;
   e.ops = output_tokens / 16;  // steps: at least one per 16 output tokens of a batch
   e.flows = s.serving.prefill_replicas > 0 ? e.requests * s.parallelism.tp * s.parallelism.pp : 0;
-  // What bounds the request count: max_requests, else an offline run's own count, else the duration.
+  // What bounds the work: max_requests, else an offline run's own requests and lengths, else the duration.
   e.field = s.serving.max_requests > 0              ? "/serving/max_requests"
-            : s.serving.workload.name == "offline" ? "/serving/workload/requests"
+            : s.serving.workload.name == "offline" ? "/serving/workload"
                                                     : "/serving/duration_s";
   return e;
 }

@@ -189,7 +189,7 @@ std::map<std::string, PresetOrigin> expand_presets(json& raw) {
     if (sec.is_string()) sec = json{{"preset", sec.get<std::string>()}};
     refuse_partial_namesake(ps, sec, path);
     if (!sec.is_object() || !sec.contains("preset")) continue;
-    if (!sec["preset"].is_string()) throw ScenarioError(path + "/preset", "expected a preset name (a string)");
+    if (!sec["preset"].is_string()) throw ValueError(path + "/preset", "expected a preset name (a string)");
     json merged = load_preset(ps.folder, sec["preset"].get<std::string>(), path + "/preset");
     json overrides = sec;
     overrides.erase("preset");
@@ -367,7 +367,8 @@ void check_shadowed(const json& raw, const FieldList& fields, const SoftwareDefa
       try {
         apply_schema(probe, "", fields);
       } catch (const ScenarioError& e) {
-        throw at_origin(e, {"/" + section + "/" + pointer_token(key)}).value_or(e);
+        if (auto moved = at_origin(e, {"/" + section + "/" + pointer_token(key)})) throw *moved;
+        throw;  // as thrown (a ValueError stays one)
       }
     }
 }

@@ -98,7 +98,7 @@ void check_value(const Field& f, json& v, const std::string& path) {
         const bool fits = x.is_number() && std::isfinite(x.get<double>()) &&
                           (f.min ? x.get<double>() >= *f.min : x.get<double>() > 0);
         if (!fits)
-          throw ScenarioError(sub, "expected a number " + (f.min ? ">= " + plain_number(*f.min) : std::string("> 0")) +
+          throw ValueError(sub, "expected a number " + (f.min ? ">= " + plain_number(*f.min) : std::string("> 0")) +
                                        (f.unit.empty() ? "" : " in " + f.unit) + ", got " +
                                        (x.is_number() ? plain_number(x.get<double>()) : type_name(x)));
       }
@@ -258,7 +258,7 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 }
 
 void apply_schema(json& obj, const std::string& path, const FieldList& fields) {
-  if (!obj.is_object()) throw ScenarioError(path.empty() ? "/" : path, "expected an object, got " + type_name(obj));
+  if (!obj.is_object()) throw ValueError(path.empty() ? "/" : path, "expected an object, got " + type_name(obj));
   std::vector<std::string> keys;
   for (const auto& f : fields) keys.push_back(f.key);
   for (auto it = obj.begin(); it != obj.end(); ++it) {

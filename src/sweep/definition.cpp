@@ -119,7 +119,8 @@ bool nested(const std::string& inner, const std::string& outer) {
 
 /// One value per key and point: no key varied twice or inside another varied key (the point's values would
 /// overwrite each other and its row would show values it did not run), none set by --set or the sweep file's
-/// "set" inside a varied key (set first, the varied value would replace it) or set twice, no value listed twice.
+/// "set" inside a varied key (set first, the varied value would replace it) or set twice, no grid value and no
+/// zipped point listed twice.
 void check_keys(const SweepDefinition& d, const std::vector<std::string>& set_names) {
   std::vector<const Axis*> axes;
   for (const auto* list : {&d.grid, &d.zip})
@@ -128,11 +129,17 @@ void check_keys(const SweepDefinition& d, const std::vector<std::string>& set_na
         if (nested(a.key, other->key) || nested(other->key, a.key))
           throw ScenarioError(a.name(), a.key == other->key ? "the key is varied twice"
                                                             : "varies a key that " + other->name() + " varies too");
-      for (size_t i = 0; i < a.values.size(); ++i)
+      for (size_t i = 0; list == &d.grid && i < a.values.size(); ++i)  // zipped lists repeat values in tuples
         if (std::find(a.values.begin(), a.values.begin() + i, a.values[i]) != a.values.begin() + i)
           throw ScenarioError(a.value_name(i), "the value is listed twice");
       axes.push_back(&a);
     }
+  std::set<std::vector<std::string>> tuples;  // the zipped axes' points: each once
+  for (size_t i = 0; !d.zip.empty() && i < d.zip.front().values.size(); ++i) {
+    std::vector<std::string> tuple;
+    for (const auto& a : d.zip) tuple.push_back(i < a.values.size() ? a.values[i] : "");
+    if (!tuples.insert(tuple).second) throw ScenarioError(d.zip.front().value_name(i), "the zipped point is listed twice");
+  }
   std::set<std::string> fixed;  // the sweep file's "set" and --set: one value per key
   for (size_t i = 0; i < d.sets.size(); ++i) {
     const std::string key = d.sets[i].substr(0, d.sets[i].find('='));

@@ -15,15 +15,16 @@ bool is_control(char c) {
 }
 
 namespace {
-/// The code point of a UTF-8 C1 control (U+0080-009F) or bidirectional formatting character (U+202A-202E,
-/// U+2066-2069) at text[i], which reorders or hides the rest of a terminal line, or 0.
+/// The code point of a UTF-8 C1 control (U+0080-009F), line or paragraph separator (U+2028-2029) or bidirectional
+/// formatting character (U+202A-202E, U+2066-2069) at text[i], which breaks, reorders or hides the rest of a
+/// terminal line, or 0.
 unsigned format_character(const std::string& text, size_t i) {
   const auto at = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
   if (at(i) == 0xC2 && at(i + 1) >= 0x80 && at(i + 1) <= 0x9F) return at(i + 1);
   if (at(i) != 0xE2) return 0;
   const unsigned cp = 0x2000 + ((at(i + 1) & 0x3F) << 6) + (at(i + 2) & 0x3F);
   const bool lead = at(i + 1) == 0x80 || at(i + 1) == 0x81, tail = (at(i + 2) & 0xC0) == 0x80;
-  return lead && tail && ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) ? cp : 0;
+  return lead && tail && ((cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) ? cp : 0;
 }
 }  // namespace
 

@@ -126,12 +126,17 @@ double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers
   return bytes;
 }
 
-double fp8_weight_copy_bytes(const scenario::Scenario& s, int first, int layers) {
+double fp8_copy_bytes_per_param(const scenario::Scenario& s) {
   const model::LayerShape x = model::LayerShape::from(s);
   const double cached = model::fp8_weight_copy_bytes(x.fp8);
   if (cached == 0) return 0;
   // FP8 primary weights: the FP8 copies replace the high-precision weights counted in state_memory
-  const double copy = cached - (s.training.fp8_param_gather ? x.bytes_per_element() : 0);
+  return cached - (s.training.fp8_param_gather ? x.bytes_per_element() : 0);
+}
+
+double fp8_weight_copy_bytes(const scenario::Scenario& s, int first, int layers) {
+  const double copy = fp8_copy_bytes_per_param(s);
+  if (copy == 0) return 0;
   const auto& m = s.model;
   const double routed = double(m.moe.experts) / s.parallelism.ep + m.moe.shared_experts;
   double params = 0;

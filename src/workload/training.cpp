@@ -202,7 +202,7 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   StageGradients g;
   g.dp_group = dp_group;
   double set_bytes = 0;  // activations of the stage's largest (micro-batch, chunk) set
-  double fp8_copies = 0, replicas = 0;  // replicas: parameters of the expert replicas beyond experts/ep (memory only)
+  double fp8_copies = 0, replicas = 0;  // replicas: parameters of the expert replicas beyond experts/ep
   for (int c = 0; c < l.v; ++c) {
     const int j = l.chunk_of[stage][c], first = l.first_layer_of[j], layers = l.layers_of[j];
     g.chunk_params.push_back(chunk_params(s, j, l.chunks, first, layers).total());
@@ -217,12 +217,12 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
   sp.order = schedule.stage_order({l.pp, stage, plan.micro_batches});
   sp.max_in_flight = strategy::max_in_flight(sp.order, schedule.offloaded_chunk());
   sp.memory = sync.state_memory(sp.params + replicas);
-  sp.memory.weights += fp8_copies;
+  sp.memory.weights += fp8_copies + fp8_copy_bytes_per_param(s) * replicas;
   sp.memory.activations = activation_memory(s, set_bytes, sp.max_in_flight);
 
   ComputeCost opt{"optimizer", 0, {}, 0};
   opt.duration = opt.by_category[static_cast<int>(TimeCategory::Optimizer)] =
-      cm.memory_time(sync.optimizer_params(sp.params) *
+      cm.memory_time(sync.optimizer_params(sp.params + replicas) *
                      model::optimizer_step_bytes(s));
   opt.dynamic_energy = hardware::memory_bound_energy(cm, opt.duration);
   sp.optimizer_cost = static_cast<int>(plan.workload.costs.size());

@@ -58,6 +58,13 @@ TEST_F(FaultRun, OneTracedFailureGivesYoungDalyTheRunsLengthAsItsMeanGap) {
   const double h = 1024, ff = 2736, V = 32000;
   const double write = (24 * (4 * h * h + 3 * h * ff + 2 * h) + 2 * V * h + h) * 14 / 50e9;
   EXPECT_NEAR(s["faults"]["checkpoint_interval_s"].get<double>(), std::sqrt(2 * write * 7200), 1e-4);  // 38.5 s
+  // A failure after the run does not count; two at one time give the run's length over two (a gap of 0 was
+  // "never checkpoint" again).
+  const std::string ft = "strategies.fault_tolerance={\"name\": \"checkpoint-restart\", \"storage_GBps\": 50}";
+  EXPECT_NEAR(summary("1.0,1,0.5\n500.0,2,0.5\n", 2.0, {ft})["faults"]["checkpoint_interval_s"].get<double>(),
+              std::sqrt(2 * write * 7200), 1e-4);
+  EXPECT_NEAR(summary("1.0,1,0.5\n1.0,2,0.5\n", 2.0, {ft})["faults"]["checkpoint_interval_s"].get<double>(),
+              std::sqrt(2 * write * 3600), 1e-4);
 }
 
 TEST_F(FaultRun, WithoutFailuresOnlyBambooCostsAnything) {

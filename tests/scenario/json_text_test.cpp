@@ -81,6 +81,7 @@ TEST(ErrorText, ControlCharactersAreEscaped) {
   // line; other UTF-8 ("é", U+2014) stays as it is.
   EXPECT_EQ(llmsim::escape_control("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xc2\x85" "d\xc3\xa9\xe2\x80\x94"),
             "a\\u202eb\\u2066c\\u0085d\xc3\xa9\xe2\x80\x94");
+  EXPECT_EQ(llmsim::escape_control("line\xe2\x80\xa8" "end\xe2\x80"), "line\\u2028end\xe2\x80");  // a cut-off tail stays
 }
 
 TEST(ErrorText, NumbersAsWritten) {

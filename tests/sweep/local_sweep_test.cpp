@@ -187,6 +187,11 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
   expect_input_error(run(fast_sweep("--grid training.recompute=full,none --grid training=1,2")),
                      "--grid training: varies a key that --grid training.recompute varies too");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,1")), "--grid parallelism.tp=1: the value is listed twice");
+  expect_input_error(run(fast_sweep("--zip parallelism.tp=1,2,1 --zip parallelism.pp=1,1,1")),
+                     "--zip parallelism.tp=1: the zipped point is listed twice");
+  // A field the software preset also defaults went through another check, which lost the value error's kind.
+  expect_input_error(run(fast_sweep("--set training.zero_stage=1 --grid parallelism.tp=1,banana")),
+                     "--grid parallelism.tp=banana: /parallelism/tp: expected an integer >= 1, got a string");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2", "/proc/llmsim-sweep")),
                      "--out /proc/llmsim-sweep: cannot create the sweep directory (");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set training.itrations=2")), "/training/itrations: unknown key");
@@ -289,6 +294,15 @@ TEST_F(Sweep, SweepFileAndZipGiveTheSamePointsAsTheCommandLine) {
   ASSERT_EQ(cli.code, 0) << cli.err;
   const auto cli_rows = jsonl(dir_ / "cli" / "results.jsonl");
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(cli_rows[i]["tokens_per_s"], rows[i]["tokens_per_s"]) << i;
+}
+
+TEST_F(Sweep, ZippedListsRepeatValuesInDistinctPoints) {
+  const auto r = run(fast_sweep("--zip parallelism.tp=1,2,2 --zip parallelism.pp=1,1,2"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = jsonl(dir_ / "out" / "results.jsonl");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[2]["parallelism.tp"], 2);
+  EXPECT_EQ(rows[2]["parallelism.pp"], 2);
 }
 
 TEST_F(Sweep, AResumedSweepWhosePlanIsMissingWritesItAgain) {

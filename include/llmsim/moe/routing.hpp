@@ -49,8 +49,9 @@ std::vector<int> layer_permutation(unsigned long long seed, int layer, int n);
 std::vector<double> cumulative_of(const std::vector<double>& weights);
 
 /// Draws k distinct indices with probabilities proportional to `cumulative` (inclusive prefix sums of the
-/// weights, last element > 0) by rejection of repeats; appends them to `out`. Needs k <= number of positive
-/// weights.
+/// weights, last element > 0), each pick among the indices not yet drawn: by rejection of repeats, and past 4
+/// repeats in a row directly from the remaining weights (the same distribution); appends them to `out`. Needs
+/// k <= number of positive weights.
 void draw_distinct(const std::vector<double>& cumulative, int k, std::mt19937_64& rng, std::vector<int>& out);
 
 }  // namespace llmsim::moe

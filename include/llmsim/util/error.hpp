@@ -18,7 +18,8 @@ namespace llmsim {
 
 /// A control character (< 0x20, 0x7f): what would break a one-line message or a line of a generated script.
 bool is_control(char c);
-/// `text` with every control character written as \n, \t, \r or \xHH, so that it stays one line.
+/// `text` with every control character written as \n, \t, \r or \xHH, and every UTF-8 C1 control, line or
+/// paragraph separator and bidirectional formatting character as \uXXXX, so that it stays one line as written.
 std::string escape_control(const std::string& text);
 
 /// A number as a user wrote it: an integral value as an integer ("1000001", not "1e+06"), any other value in

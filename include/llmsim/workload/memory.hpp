@@ -60,6 +60,8 @@ double chunk_activation_bytes(const scenario::Scenario& s, int first, int layers
 /// Bytes of the cached FP8 weight copies of model layers [first, first + layers) on one GPU (0 without FP8);
 /// with training.fp8_param_gather, net of the high-precision copies of those weights that it replaces.
 double fp8_weight_copy_bytes(const scenario::Scenario& s, int first, int layers);
+/// The same per GEMM weight parameter [bytes] (0 without FP8).
+double fp8_copy_bytes_per_param(const scenario::Scenario& s);
 /// Weights, gradients and optimizer state of `params` parameters on one GPU, sharded as training.zero_stage says
 /// (activations 0). The data-parallel gradient-sync hooks' memory (workload/gradient_sync.hpp).
 MemoryBreakdown state_memory(const scenario::Scenario& s, double params);

@@ -30,9 +30,10 @@ MoePlan plan_moe(const scenario::Scenario& s, const moe::RoutingModel& routing,
                  const strategy::ExpertPlacementStrategy& placement, const std::vector<int>& node_of_rank = {});
 
 /// Parameters per tp rank of the expert replicas beyond experts/ep that the fullest device holds in model layers
-/// [first, first + layers) (replicate-hot's extra slots; 0 for every other placement): their memory counts weights,
-/// gradients and optimizer state as the experts' own. Not modelled: the reduction of a replicated expert's gradients
-/// among the devices that hold it (the stage's gradient sync carries the experts/ep it always carries).
+/// [first, first + layers) (replicate-hot's extra slots; 0 for every other placement): their weights (and FP8
+/// copies), gradients and optimizer state count in memory and in the optimizer step as the experts' own. Not
+/// modelled: the reduction of a replicated expert's gradients among the devices that hold it (the stage's gradient
+/// sync carries the experts/ep it always carries).
 double replica_params(const scenario::Scenario& s, const MoePlan& plan, int first, int layers);
 
 }  // namespace llmsim::workload

@@ -64,15 +64,16 @@ LLMSIM_REGISTER(ExpertPlacementStrategy, "replicate-hot",
                 "extra replicas for the experts with the highest load per replica, all replicas packed greedily "
                 "(EPLB-like)",
                 kParams, [](const scenario::Params& p, const scenario::Scenario& s) {
-                  // A device holds each expert at most once: beyond experts - experts/ep, slots stay empty.
-                  const int extra = p.integer("extra_slots"), experts = s.model.moe.experts;
-                  const int most = experts - experts / std::max(1, s.parallelism.ep);
-                  if (experts > 0 && extra > most)
+                  // A device holds each expert at most once: beyond experts - experts/ep, slots stay empty. With
+                  // ep 1 every expert is on the one device and no placement moves anything.
+                  const int extra = p.integer("extra_slots"), experts = s.model.moe.experts, ep = s.parallelism.ep;
+                  const int own = experts / std::max(1, ep), most = experts - own;
+                  if (experts > 0 && ep > 1 && extra > most)
                     throw ScenarioError("/strategies/expert_placement/extra_slots",
                                         std::to_string(extra) + " replicas per device, but a device holds at most " +
                                             std::to_string(most) + " more (each of the " + std::to_string(experts) +
-                                            " experts once, " + std::to_string(experts / std::max(1, s.parallelism.ep)) +
-                                            " its own): 1-" + std::to_string(most));
+                                            " experts once, " + std::to_string(own) + " its own): 1-" +
+                                            std::to_string(most));
                   return std::make_unique<ReplicateHot>(extra);
                 });
 
