@@ -459,10 +459,14 @@ void check_dense_model(const Scenario& s) {
       throw ScenarioError(path, "\"" + name + "\" acts on MoE layers, and model " + s.model.name +
                                     " has none (model.moe.experts 0): \"" + plain + "\" only");
   const auto& m = s.model.moe;
+  Moe plain;  // the fields' defaults; expert_ffn_hidden's "auto" is the dense FFN's width
+  plain.expert_ffn_hidden = s.model.ffn_hidden;
   const std::vector<std::tuple<std::string, double, double>> moe_fields = {
-      {"top_k", m.top_k, 1}, {"shared_experts", m.shared_experts, 0}, {"first_dense_layers", m.first_dense_layers, 0},
-      {"layer_interval", m.layer_interval, 1}, {"capacity_factor", m.capacity_factor, 0},
-      {"expert_ffn_hidden", m.expert_ffn_hidden, s.model.ffn_hidden}};
+      {"top_k", m.top_k, plain.top_k}, {"shared_experts", m.shared_experts, plain.shared_experts},
+      {"first_dense_layers", m.first_dense_layers, plain.first_dense_layers},
+      {"layer_interval", m.layer_interval, plain.layer_interval},
+      {"capacity_factor", m.capacity_factor, plain.capacity_factor},
+      {"expert_ffn_hidden", m.expert_ffn_hidden, plain.expert_ffn_hidden}};
   for (const auto& [key, value, plain] : moe_fields)
     if (value != plain)
       throw ScenarioError("/model/moe/" + key, "describes MoE layers, and model " + s.model.name +

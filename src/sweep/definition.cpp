@@ -117,10 +117,26 @@ bool nested(const std::string& inner, const std::string& outer) {
   return inner == outer || inner.rfind(outer + ".", 0) == 0;
 }
 
+/// Zipped lists of one length, whose points (the tuples of their i-th values) are each listed once.
+void check_zipped_points(const SweepDefinition& d) {
+  std::set<std::vector<std::string>> tuples;
+  for (size_t i = 0; !d.zip.empty() && i < d.zip.front().values.size(); ++i) {
+    std::vector<std::string> tuple;
+    for (const auto& a : d.zip) {
+      if (a.values.size() != d.zip.front().values.size())
+        throw ScenarioError(a.name(), "has " + std::to_string(a.values.size()) + " values but " + d.zip.front().name() +
+                                          " has " + std::to_string(d.zip.front().values.size()) +
+                                          " (zipped lists need the same length)");
+      tuple.push_back(a.values[i]);
+    }
+    if (!tuples.insert(tuple).second) throw ScenarioError(d.zip.front().value_name(i), "the zipped point is listed twice");
+  }
+}
+
 /// One value per key and point: no key varied twice or inside another varied key (the point's values would
 /// overwrite each other and its row would show values it did not run), none set by --set or the sweep file's
-/// "set" inside a varied key (set first, the varied value would replace it) or set twice, no grid value and no
-/// zipped point listed twice.
+/// "set" inside a varied key (set first, the varied value would replace it) or set twice, no grid value listed
+/// twice.
 void check_keys(const SweepDefinition& d, const std::vector<std::string>& set_names) {
   std::vector<const Axis*> axes;
   for (const auto* list : {&d.grid, &d.zip})
@@ -134,12 +150,6 @@ void check_keys(const SweepDefinition& d, const std::vector<std::string>& set_na
           throw ScenarioError(a.value_name(i), "the value is listed twice");
       axes.push_back(&a);
     }
-  std::set<std::vector<std::string>> tuples;  // the zipped axes' points: each once
-  for (size_t i = 0; !d.zip.empty() && i < d.zip.front().values.size(); ++i) {
-    std::vector<std::string> tuple;
-    for (const auto& a : d.zip) tuple.push_back(i < a.values.size() ? a.values[i] : "");
-    if (!tuples.insert(tuple).second) throw ScenarioError(d.zip.front().value_name(i), "the zipped point is listed twice");
-  }
   std::set<std::string> fixed;  // the sweep file's "set" and --set: one value per key
   for (size_t i = 0; i < d.sets.size(); ++i) {
     const std::string key = d.sets[i].substr(0, d.sets[i].find('='));
@@ -241,11 +251,7 @@ SweepDefinition make_definition(const std::string& scenario, const std::vector<s
   for (const auto& s : sets) d.sets.push_back(s), set_names.push_back("--set " + s);
   if (d.grid.empty() && d.zip.empty()) throw ScenarioError("sweep", "nothing varies (give --grid, --zip or --sweep-file)");
   check_keys(d, set_names);
-  for (const auto& a : d.zip)
-    if (a.values.size() != d.zip.front().values.size())
-      throw ScenarioError(a.name(), "has " + std::to_string(a.values.size()) + " values but " + d.zip.front().name() +
-                                        " has " + std::to_string(d.zip.front().values.size()) +
-                                        " (zipped lists need the same length)");
+  check_zipped_points(d);
   return d;
 }
 

@@ -77,8 +77,10 @@ void check_axis_values(const SweepDefinition& d, const json& base, const Point& 
     for (const auto& a : *axes)
       for (size_t i = 0; i < a.values.size(); ++i) {
         std::vector<std::string> sets = valid.sets;
-        for (auto& s : sets)
-          if (s.compare(0, a.key.size() + 1, a.key + "=") == 0) s = a.key + "=" + a.values[i];
+        const auto own = std::find_if(sets.begin(), sets.end(),
+                                      [&](const std::string& s) { return s.compare(0, a.key.size() + 1, a.key + "=") == 0; });
+        if (*own == a.key + "=" + a.values[i]) continue;  // the valid point's own value: resolved already
+        *own = a.key + "=" + a.values[i];
         try {
           resolve_with(base, sets, source_dir);
         } catch (const ValueError& e) {
@@ -86,6 +88,13 @@ void check_axis_values(const SweepDefinition& d, const json& base, const Point& 
         } catch (const ScenarioError&) {  // a combination this point cannot host: the sweep records it as a row
         }
       }
+}
+
+void write_plan(const SweepDir& dir, const std::vector<Point>& points) {
+  std::string plan;
+  for (const auto& p : points)
+    plan += json{{"index", p.index}, {"id", p.id}, {"set", p.sets}, {"params", p.params}}.dump() + "\n";
+  report::write_atomically(dir.plan().string(), plan);
 }
 
 std::string read_text(const fs::path& file) {
@@ -142,15 +151,6 @@ void check_points(const SweepDefinition& d, const std::vector<Point>& points) {
   if (axis) throw ScenarioError(axis->name(), first->what());
   throw ScenarioError(first->path(), first->message() + " (in every point of the sweep)");
 }
-
-namespace {
-void write_plan(const SweepDir& dir, const std::vector<Point>& points) {
-  std::string plan;
-  for (const auto& p : points)
-    plan += json{{"index", p.index}, {"id", p.id}, {"set", p.sets}, {"params", p.params}}.dump() + "\n";
-  report::write_atomically(dir.plan().string(), plan);
-}
-}  // namespace
 
 void init_dir(const SweepDir& dir, const SweepDefinition& d, const std::vector<Point>& points) {
   const std::string where = "--out " + dir.root.string();

@@ -171,29 +171,6 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
   expect_input_error(run(fast_sweep("--grid 'parallelism.tp=[1,2'")), "--grid parallelism.tp=[1,2: malformed JSON");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --zip parallelism.tp=1,2")),
                      "--zip parallelism.tp: the key is varied twice");
-  // A value wrong in itself (its type, range or allowed names) is an error of the sweep even when other values run;
-  // tp 3 above, which only the GPU count refuses, stays a row.
-  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,banana")),
-                     "--grid parallelism.tp=banana: /parallelism/tp: expected an integer >= 1, got a string");
-  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --zip seed=1,2 --zip training.precision=bf16,fp9")),
-                     "--zip training.precision=fp9: /training/precision: unknown value \"fp9\"");
-  expect_input_error(run(fast_sweep("--grid strategies.pipeline_schedule.name=1f1b,1f1bb")),
-                     "--grid strategies.pipeline_schedule.name=1f1bb: /strategies/pipeline_schedule/name: unknown value");
-  expect_input_error(run(fast_sweep("--grid hardware=A100-SXM4-80GB,H1000")),
-                     "--grid hardware=H1000: /hardware/preset: unknown preset \"H1000\"");
-  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,null")),
-                     "--grid parallelism.tp=null: /parallelism/tp: null is not a value");
-  // A key inside another varied key: each point's two values would overwrite each other, and its row show both.
-  expect_input_error(run(fast_sweep("--grid training.recompute=full,none --grid training=1,2")),
-                     "--grid training: varies a key that --grid training.recompute varies too");
-  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,1")), "--grid parallelism.tp=1: the value is listed twice");
-  expect_input_error(run(fast_sweep("--zip parallelism.tp=1,2,1 --zip parallelism.pp=1,1,1")),
-                     "--zip parallelism.tp=1: the zipped point is listed twice");
-  // A field the software preset also defaults went through another check, which lost the value error's kind.
-  expect_input_error(run(fast_sweep("--set training.zero_stage=1 --grid parallelism.tp=1,banana")),
-                     "--grid parallelism.tp=banana: /parallelism/tp: expected an integer >= 1, got a string");
-  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2", "/proc/llmsim-sweep")),
-                     "--out /proc/llmsim-sweep: cannot create the sweep directory (");
   expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2 --set training.itrations=2")), "/training/itrations: unknown key");
   std::string hundred = "1";
   for (int v = 2; v <= 100; ++v) hundred += "," + std::to_string(v);
@@ -213,6 +190,30 @@ TEST_F(Sweep, SweepLevelErrorsAreExitTwoBeforeAnyRun) {
   const auto injected = run(fast_sweep("--grid parallelism.tp=1,2 --backend slurm", "'out\ntouch pwned #'"));
   expect_input_error(injected, "--out: with --backend slurm the sweep directory's path may hold no line break");
   EXPECT_FALSE(fs::exists(dir_ / "out\ntouch pwned #"));
+}
+
+TEST_F(Sweep, AValueWrongInItselfOrAKeyVariedTwiceFailsTheSweepBeforeAnyRun) {
+  // A value wrong in itself (its type, range or allowed names) is an error of the sweep even when other values run;
+  // tp 3, which only the GPU count refuses, stays a row (InvalidCombinationIsARowWithTheRunsError).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--grid parallelism.tp=1,banana", "--grid parallelism.tp=banana: /parallelism/tp: expected an integer >= 1, got a string"},
+      {"--grid parallelism.tp=1,2 --zip seed=1,2 --zip training.precision=bf16,fp9",
+       "--zip training.precision=fp9: /training/precision: unknown value \"fp9\""},
+      {"--grid strategies.pipeline_schedule.name=1f1b,1f1bb",
+       "--grid strategies.pipeline_schedule.name=1f1bb: /strategies/pipeline_schedule/name: unknown value"},
+      {"--grid hardware=A100-SXM4-80GB,H1000", "--grid hardware=H1000: /hardware/preset: unknown preset \"H1000\""},
+      {"--grid parallelism.tp=1,null", "--grid parallelism.tp=null: /parallelism/tp: null is not a value"},
+      // A key inside another varied key: each point's two values would overwrite each other, and its row show both.
+      {"--grid training.recompute=full,none --grid training=1,2",
+       "--grid training: varies a key that --grid training.recompute varies too"},
+      {"--grid parallelism.tp=1,1", "--grid parallelism.tp=1: the value is listed twice"},
+      {"--zip parallelism.tp=1,2,1 --zip parallelism.pp=1,1,1", "--zip parallelism.tp=1: the zipped point is listed twice"},
+      // A field the software preset also defaults went through another check, which lost the value error's kind.
+      {"--set training.zero_stage=1 --grid parallelism.tp=1,banana",
+       "--grid parallelism.tp=banana: /parallelism/tp: expected an integer >= 1, got a string"}};
+  for (const auto& [axes, message] : cases) expect_input_error(run(fast_sweep(axes)), message);
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2", "/proc/llmsim-sweep")),
+                     "--out /proc/llmsim-sweep: cannot create the sweep directory (");
 }
 
 TEST_F(Sweep, APointWhoseSummaryIsLostIsFailedAndRedoneOnTheNextRun) {
