@@ -7,6 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "llmsim/cli/commands.hpp"
 #include "llmsim/cli/schema_command.hpp"
@@ -168,12 +170,21 @@ void add_sweep(CLI::App& app, Commands& c) {
   sweep->require_subcommand(0, 1);
 }
 
-const char* const kListCategories = "hardware, models, topologies, strategies, routing, faults or serving";
+const std::vector<std::string> kListCategories = {"hardware", "models",  "topologies", "strategies",
+                                                  "routing",  "faults", "serving"};
+
+/// "hardware, models, ... or serving".
+std::string list_categories() {
+  std::string text;
+  for (size_t i = 0; i < kListCategories.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == kListCategories.size() ? " or " : ", ") + kListCategories[i];
+  return text;
+}
 
 void add_list(CLI::App& app, Commands& c) {
   app.add_subcommand("list", "list presets and registered strategies")
-      ->add_option("category", c.what, kListCategories)
-      ->check(CLI::IsMember({"hardware", "models", "topologies", "strategies", "routing", "faults", "serving"}));
+      ->add_option("category", c.what, list_categories())
+      ->check(CLI::IsMember(kListCategories));
 }
 
 /// One line for a command line CLI11 rejects; a first word that is no command is named with the commands.
@@ -206,7 +217,7 @@ int dispatch(const Commands& c) {
   if (*c.sweep_point) return llmsim::sweep::sweep_run_point_command(c.sweep_dir, c.sweep_index);
   if (*c.sweep) return llmsim::sweep::sweep_command(c.sweep_opts, std::cout);
   // [dispatch: each command's call above this line]
-  if (c.what.empty()) throw llmsim::ScenarioError("list", std::string("give a category (") + kListCategories + ")");
+  if (c.what.empty()) throw llmsim::ScenarioError("list", "give a category (" + list_categories() + ")");
   return llmsim::cli::list_command(c.what, std::cout);
 }
 

@@ -83,14 +83,16 @@ def simulate(llmsim, scenario, overrides, out, metric):
     return None if summary["status"] == "oom" else summary[metric]  # a row that does not fit is left out
 
 
-def start_value(table, hardware, name):
-    """The preset's current value of a fitted field: a hardware calibration key or a software.efficiency key."""
-    if name.startswith("software."):
-        if table not in SOFTWARE:
-            raise SystemExit(f"error: --fit {name}: only with a software preset's table ({', '.join(SOFTWARE)})")
-        software = json.load(open(os.path.join(ROOT, "configs", "software", SOFTWARE[table] + ".json")))
-        return software["efficiency"][name.split(".")[-1]]
-    return json.load(open(os.path.join(ROOT, "configs", "hardware", hardware + ".json")))["calibration"][name]
+def start_values(table, hardware, names):
+    """The presets' current values of the fitted fields: hardware calibration keys or software.efficiency keys."""
+    def preset(folder, name):
+        return json.load(open(os.path.join(ROOT, "configs", folder, name + ".json")))
+    software_names = [n for n in names if n.startswith("software.")]
+    if software_names and table not in SOFTWARE:
+        raise SystemExit(f"error: --fit {software_names[0]}: only with a software preset's table ({', '.join(SOFTWARE)})")
+    software = preset("software", SOFTWARE[table])["efficiency"] if software_names else {}
+    calibration = preset("hardware", hardware)["calibration"] if len(software_names) < len(names) else {}
+    return [software[n.split(".")[-1]] if n.startswith("software.") else calibration[n] for n in names]
 
 
 def main():
@@ -107,7 +109,7 @@ def main():
         raise SystemExit(f"error: --table {args.table} is held out (several presets): only --maxfev 0 reports it")
     fit = args.fit or DEFAULT_FIT.get(args.table, "matmul_efficiency,matmul_half_dim,memory_efficiency")
     names = fit.split(",") if hardware else []
-    x0 = [float(v) for v in args.start.split(",")] if args.start else [start_value(args.table, hardware, n) for n in names]
+    x0 = [float(v) for v in args.start.split(",")] if args.start else start_values(args.table, hardware, names)
     data = [r for r in rows() if re.search(args.rows, os.path.basename(r[0]))]
     tmp = tempfile.mkdtemp(prefix="llmsim-calibrate-")
 

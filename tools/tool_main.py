@@ -20,10 +20,20 @@ def describe(e):
 
 
 def guarded(main, *args):
-    """Runs main(*args) and returns its result; input errors exit 2 with one line naming the tool."""
+    """Runs main(*args) and returns its result; input errors (and a SystemExit with a message) exit 2 with one line
+    naming the tool."""
     try:
         return main(*args)
+    except SystemExit as e:
+        if not isinstance(e.code, str):  # argparse's own exit, sys.exit(n)
+            raise
+        fail(e.code.removeprefix("error: "))
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError,
             subprocess.CalledProcessError) as e:
-        print(f"{os.path.basename(sys.argv[0])}: error: {' '.join(describe(e).split())}", file=sys.stderr)
-        sys.exit(2)
+        fail(describe(e))
+
+
+def fail(message):
+    """Ends the tool with `message` on one line of stderr, named by the tool, and exit code 2."""
+    print(f"{os.path.basename(sys.argv[0])}: error: {' '.join(message.split())}", file=sys.stderr)
+    sys.exit(2)

@@ -85,32 +85,25 @@ json stage_breakdowns(const Recorder& rec, const workload::Workload& w, double i
   return out;
 }
 
-json training_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan, const Recorder* rec,
-                      double wall_time_s) {
-  const int gpus = s.cluster.total_gpus();
-  const double peak = model::peak_flops(s.hardware, model::LayerShape::from(s).precision, "/training/precision");
-  json out;
-  out["scenario"] = s.name;
-  out["llmsim_version"] = LLMSIM_VERSION;
-  out["gpus"] = gpus;
-  out["hardware"] = s.hardware.name;
-  out["software"] = s.software.name;
-  out["model"] = s.model.name;
-  // Megatron's combined 1F1B as applied: asked for (interleaved-1f1b ep_overlap) and a steady phase that pairs a
-  // forward with a backward on some stage (with every forward a warm-up forward there is none).
+namespace {
+/// The layout as run: Megatron's combined 1F1B counts as applied when asked for (interleaved-1f1b ep_overlap) and
+/// a steady phase pairs a forward with a backward on some stage (with every forward a warm-up forward there is none).
+json parallelism_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan) {
   const auto& schedule = s.strategies.pipeline_schedule;
   const auto pairs = [](const workload::StagePlan& st) {
     return std::any_of(st.order.begin(), st.order.end(), [](const auto& t) { return t.braided; });
   };
   const bool ep_overlap = schedule.params.has("ep_overlap") && schedule.params.flag("ep_overlap") &&
                           std::any_of(plan.stages.begin(), plan.stages.end(), pairs);
-  out["parallelism"] = {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
-                        {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
-                        {"micro_batches", plan.micro_batches},
-                        {"pipeline_schedule", s.strategies.pipeline_schedule.name},
-                        {"overlap_p2p_comm", plan.p2p_overlapped}, {"ep_overlap", ep_overlap},
-                        {"simulated_dp", plan.layout.simulated_dp}};
+  return {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
+          {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
+          {"micro_batches", plan.micro_batches}, {"pipeline_schedule", schedule.name},
+          {"overlap_p2p_comm", plan.p2p_overlapped}, {"ep_overlap", ep_overlap},
+          {"simulated_dp", plan.layout.simulated_dp}};
+}
 
+/// status (oom when a stage's peak exceeds HBM), hbm_bytes, peak_memory_bytes and memory_breakdown_bytes.
+void add_memory(const scenario::Scenario& s, const workload::TrainingPlan& plan, json& out) {
   bool oom = false;
   json peaks = json::array(), breakdown = json::array();
   for (const auto& st : plan.stages) {
@@ -125,42 +118,60 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
   out["hbm_bytes"] = s.hardware.memory_bytes;
   out["peak_memory_bytes"] = peaks;
   out["memory_breakdown_bytes"] = breakdown;
+}
 
-  if (rec) {
-    const auto& ends = rec->iteration_ends();
-    json per_iter = json::array();
-    double prev = 0, sum = 0;
-    for (double e : ends) {
-      per_iter.push_back(e - prev);
-      sum += e - prev;
-      prev = e;
-    }
-    const double it = sum / ends.size();
-    std::vector<size_t> all(rec->busy().size());
-    std::iota(all.begin(), all.end(), size_t{0});
-    const workload::TimeBreakdown mean = mean_breakdown(*rec, all, it);
-    const double model_tflops = plan.model_flops / (it * gpus) / 1e12;
-    const double hw_tflops = plan.hardware_flops / (it * gpus) / 1e12;
-    out["iteration_time_s"] = it;
-    out["iteration_times_s"] = per_iter;
-    out["tokens_per_s"] = plan.tokens / it;
-    out["tokens_per_s_per_gpu"] = plan.tokens / it / gpus;
-    out["model_tflops_per_gpu"] = model_tflops;
-    out["hardware_tflops_per_gpu"] = hw_tflops;
-    out["mfu"] = model_tflops * 1e12 / peak;
-    out["hfu"] = hw_tflops * 1e12 / peak;
-    out["pipeline_bubble_fraction"] = mean[static_cast<int>(TimeCategory::Idle)] / it;
-    out["exposed_comm_time_s"] = mean[static_cast<int>(TimeCategory::TpComm)] +
-                                 mean[static_cast<int>(TimeCategory::PpComm)] +
-                                 mean[static_cast<int>(TimeCategory::DpComm)] +
-                                 mean[static_cast<int>(TimeCategory::EpComm)] +
-                                 mean[static_cast<int>(TimeCategory::CpComm)];
-    out["time_breakdown_s"] = categories(mean);
-    out["time_breakdown_by_stage_s"] = stage_breakdowns(*rec, plan.workload, it);
-    out["energy"] = energy_summary(s, *rec, it, plan.tokens, gpus);
-    out["simulated_events"] = rec->activities();
-    out["links"] = links_summary(rec->links());
+/// What the simulation measured: iteration times, throughput, MFU, the time breakdown, energy, links.
+void add_timing(const scenario::Scenario& s, const workload::TrainingPlan& plan, const Recorder& rec, json& out) {
+  const int gpus = s.cluster.total_gpus();
+  const double peak = model::peak_flops(s.hardware, model::LayerShape::from(s).precision, "/training/precision");
+  const auto& ends = rec.iteration_ends();
+  json per_iter = json::array();
+  double prev = 0, sum = 0;
+  for (double e : ends) {
+    per_iter.push_back(e - prev);
+    sum += e - prev;
+    prev = e;
   }
+  const double it = sum / ends.size();
+  std::vector<size_t> all(rec.busy().size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  const workload::TimeBreakdown mean = mean_breakdown(rec, all, it);
+  const double model_tflops = plan.model_flops / (it * gpus) / 1e12;
+  const double hw_tflops = plan.hardware_flops / (it * gpus) / 1e12;
+  out["iteration_time_s"] = it;
+  out["iteration_times_s"] = per_iter;
+  out["tokens_per_s"] = plan.tokens / it;
+  out["tokens_per_s_per_gpu"] = plan.tokens / it / gpus;
+  out["model_tflops_per_gpu"] = model_tflops;
+  out["hardware_tflops_per_gpu"] = hw_tflops;
+  out["mfu"] = model_tflops * 1e12 / peak;
+  out["hfu"] = hw_tflops * 1e12 / peak;
+  out["pipeline_bubble_fraction"] = mean[static_cast<int>(TimeCategory::Idle)] / it;
+  double exposed = 0;
+  for (auto c : {TimeCategory::TpComm, TimeCategory::PpComm, TimeCategory::DpComm, TimeCategory::EpComm,
+                 TimeCategory::CpComm})
+    exposed += mean[static_cast<int>(c)];
+  out["exposed_comm_time_s"] = exposed;
+  out["time_breakdown_s"] = categories(mean);
+  out["time_breakdown_by_stage_s"] = stage_breakdowns(rec, plan.workload, it);
+  out["energy"] = energy_summary(s, rec, it, plan.tokens, gpus);
+  out["simulated_events"] = rec.activities();
+  out["links"] = links_summary(rec.links());
+}
+}  // namespace
+
+json training_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan, const Recorder* rec,
+                      double wall_time_s) {
+  json out;
+  out["scenario"] = s.name;
+  out["llmsim_version"] = LLMSIM_VERSION;
+  out["gpus"] = s.cluster.total_gpus();
+  out["hardware"] = s.hardware.name;
+  out["software"] = s.software.name;
+  out["model"] = s.model.name;
+  out["parallelism"] = parallelism_summary(s, plan);
+  add_memory(s, plan, out);
+  if (rec) add_timing(s, plan, *rec, out);
   if (!plan.moe.empty()) out["moe"] = moe_summary(s, plan.moe, plan.micro_batches);
   out["wall_time_s"] = wall_time_s;
   return out;

@@ -281,36 +281,29 @@ void read_serving(const json& v, Serving& sv) {
 }
 }  // namespace
 
-Scenario to_typed(const json& raw) {
-  Scenario s;
-  s.name = raw["name"];
-  s.description = raw["description"];
-  s.kind = raw["kind"];
-  s.seed = raw["seed"];
+namespace {
+/// The software preset's multipliers, applied to the hardware's calibration (each efficiency at most 1).
+void read_software(const json& sw, Scenario& s) {
+  const json& e = sw["efficiency"];
+  s.software = {sw["name"], e["matmul"], e["memory"], e["attention"], sw["kernel_launch_us"].get<double>() * 1e-6};
+  Calibration& c = s.hardware.calibration;
+  c.matmul_efficiency = std::min(1.0, c.matmul_efficiency * s.software.matmul);
+  c.memory_efficiency = std::min(1.0, c.memory_efficiency * s.software.memory);
+  c.flash_forward_efficiency = std::min(1.0, c.flash_forward_efficiency * s.software.attention);
+  c.flash_backward_efficiency = std::min(1.0, c.flash_backward_efficiency * s.software.attention);
+}
 
-  read_hardware(raw["hardware"], s.hardware);
-  if (raw.contains("software")) {
-    const json& e = raw["software"]["efficiency"];
-    s.software = {raw["software"]["name"], e["matmul"], e["memory"], e["attention"],
-                  raw["software"]["kernel_launch_us"].get<double>() * 1e-6};
-    Calibration& c = s.hardware.calibration;
-    c.matmul_efficiency = std::min(1.0, c.matmul_efficiency * s.software.matmul);
-    c.memory_efficiency = std::min(1.0, c.memory_efficiency * s.software.memory);
-    c.flash_forward_efficiency = std::min(1.0, c.flash_forward_efficiency * s.software.attention);
-    c.flash_backward_efficiency = std::min(1.0, c.flash_backward_efficiency * s.software.attention);
-  }
-
-  const json& cl = raw["cluster"];
-  Cluster& c = s.cluster;
+void read_cluster(const json& cl, Cluster& c) {
   c.intra_node = cl["intra_node"];
   c.nodes = cl["nodes"];
   c.gpus_per_node = cl["gpus_per_node"];
   c.nics_per_node = cl["nics_per_node"];
   c.nic_bandwidth = cl["nic_Gbps"].get<double>() * 1e9 / 8;
   c.nic_latency = cl["nic_latency_us"].get<double>() * 1e-6;
+}
 
-  const json& m = raw["model"];
-  Model& md = s.model;
+/// The model section; multi-token prediction only in a training scenario of `kind`.
+void read_model(const json& m, const std::string& kind, Model& md) {
   md.name = m["name"];
   md.layers = m["layers"];
   md.hidden = m["hidden"];
@@ -332,34 +325,55 @@ Scenario to_typed(const json& raw) {
   const json& mla = m["mla"];
   md.mla = {mla["q_lora_rank"], mla["kv_lora_rank"], mla["qk_rope_head_dim"], mla["v_head_dim"]};
   md.mtp_layers = m["mtp_layers"];
-  if (md.mtp_layers > 0 && s.kind != "training")
-    throw ScenarioError("/model/mtp_layers", "multi-token prediction is a training module: a " + s.kind +
+  if (md.mtp_layers > 0 && kind != "training")
+    throw ScenarioError("/model/mtp_layers", "multi-token prediction is a training module: a " + kind +
                                                  " scenario runs the model without it (set 0)");
+}
 
+void read_faults(const json& f, Faults& faults) {
+  faults.horizon = f["horizon_h"].get<double>() * 3600;
+  faults.sample = f["sample_s"];
+  faults.spare_nodes = f["spare_nodes"];
+  faults.replace = f["replace_h"].get<double>() * 3600;
+}
+
+/// The network and output sections (output's trace selection needs the cluster and the iterations read first).
+void read_network_and_output(const json& raw, Scenario& s) {
+  const json& n = raw["network"];
+  s.network.model = n["model"];
+  s.network.collective_algorithm = n["collective_algorithm"];
+  s.network.message_overhead = n["message_overhead_us"].get<double>() * 1e-6;
+  s.network.fold_replicas = n["fold_replicas"].get<bool>();
+  s.network.aggregate_flows = n["aggregate_flows"].get<bool>();
+  const json& o = raw["output"];
+  s.output.trace = o["trace"];
+  s.output.trace_ranks = trace_ranks(o["trace_ranks"].get<std::string>(), s.cluster.total_gpus());
+  if (s.kind != "serving") trace_iterations(o["trace_iterations"].get<std::string>(), s.training.iterations, s.output);
+  s.output.events_csv = o["events_csv"];
+}
+}  // namespace
+
+Scenario to_typed(const json& raw) {
+  Scenario s;
+  s.name = raw["name"];
+  s.description = raw["description"];
+  s.kind = raw["kind"];
+  s.seed = raw["seed"];
+  read_hardware(raw["hardware"], s.hardware);
+  if (raw.contains("software")) read_software(raw["software"], s);
+  read_cluster(raw["cluster"], s.cluster);
+  read_model(raw["model"], s.kind, s.model);
   const json& p = raw["parallelism"];
   s.parallelism = {p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["ep_dispatch"], p["sequence_parallel"],
                    p["tp_variant"], p["last_stage_layers"], p["tp_comm_overlap"], p["overlap_p2p_comm"],
                    p["cp_variant"], p["rank_order"], p["pipeline_split"], p["pipeline_layout"]};
-
   if (s.kind == "serving") {
     read_serving(raw["serving"], s.serving);
   } else {
     read_training(raw["training"], s.training);
-    s.faults.horizon = raw["faults"]["horizon_h"].get<double>() * 3600;
-    s.faults.sample = raw["faults"]["sample_s"];
-    s.faults.spare_nodes = raw["faults"]["spare_nodes"];
-    s.faults.replace = raw["faults"]["replace_h"].get<double>() * 3600;
+    read_faults(raw["faults"], s.faults);
   }
-
-  s.network.model = raw["network"]["model"];
-  s.network.collective_algorithm = raw["network"]["collective_algorithm"];
-  s.network.message_overhead = raw["network"]["message_overhead_us"].get<double>() * 1e-6;
-  s.network.fold_replicas = raw["network"]["fold_replicas"].get<bool>();
-  s.network.aggregate_flows = raw["network"]["aggregate_flows"].get<bool>();
-  s.output.trace = raw["output"]["trace"];
-  s.output.trace_ranks = trace_ranks(raw["output"]["trace_ranks"].get<std::string>(), s.cluster.total_gpus());
-  if (s.kind != "serving") trace_iterations(raw["output"]["trace_iterations"].get<std::string>(), s.training.iterations, s.output);
-  s.output.events_csv = raw["output"]["events_csv"];
+  read_network_and_output(raw, s);
   read_choices(raw, s);
   return s;
 }

@@ -49,9 +49,8 @@ int report(const SweepDir& dir, std::ostream& out) {
   return t.failed + t.pending > 0 ? 1 : 0;
 }
 
-}  // namespace
-
-int sweep_command(const SweepOptions& o, std::ostream& out) {
+/// The options that need no file: a scenario, --out, and SLURM-only options with the SLURM backend.
+void check_options(const SweepOptions& o) {
   if (o.scenario.empty()) throw ScenarioError("sweep", "give a SCENARIO file (or: llmsim sweep collect DIR)");
   if (o.out.empty()) throw ScenarioError("sweep", "give --out DIR (the sweep's directory; rerun it to resume)");
   if (o.wait && o.backend != "slurm") throw ScenarioError("--wait", "only with --backend slurm");
@@ -62,42 +61,33 @@ int sweep_command(const SweepOptions& o, std::ostream& out) {
       throw ScenarioError("--slurm-option", "\"" + opt + "\" is not one sbatch option (it starts with '-', holds no "
                                             "line break or other control character and is not --array, which the "
                                             "sweep sets; e.g. --partition=gpu)");
-  const auto def = make_definition(o.scenario, o.sets, o.grid, o.zip, o.sweep_file);
-  const auto points = make_points(def);
-  check_points(def, points);
-  if (o.backend == "slurm") {
-    // The directory's path is written into the job script's comment and #SBATCH --output lines, unquoted.
-    const std::string root = fs::absolute(o.out).string();
-    if (std::any_of(root.begin(), root.end(), is_control))
-      throw ScenarioError("--out", "with --backend slurm the sweep directory's path may hold no line break or other "
-                                   "control character (it is written into the job script)");
-    check_slurm_clients();
-  }
-  const bool fresh = !fs::exists(o.out);
-  const SweepDir dir = sweep_dir(o.out);
-  init_dir(dir, def, points);
+  if (o.backend != "slurm") return;
+  // The directory's path is written into the job script's comment and #SBATCH --output lines, unquoted.
+  const std::string root = fs::absolute(o.out).string();
+  if (std::any_of(root.begin(), root.end(), is_control))
+    throw ScenarioError("--out", "with --backend slurm the sweep directory's path may hold no line break or other "
+                                 "control character (it is written into the job script)");
+}
 
+/// The points not yet done: never run, failed, ok but without their summary, or ok under presets edited since
+/// (their markers are removed, so each is redone).
+std::vector<Point> points_to_run(const SweepDir& dir, const SweepDefinition& def, const std::vector<Point>& points) {
   std::vector<Point> todo;
   for (const auto& p : points) {
     const auto m = read_marker(dir, p.id);
     const bool stale = is_final(m) && m->status == "ok" && !inputs_unchanged(dir, def, p);
     if (stale) std::cerr << "sweep: point " << p.id << " resolves differently than when it ran (a preset changed): run again\n";
     if (!is_final(m) || (m->status == "ok" && !read_summary(dir, p.id)) || stale) {
-      fs::remove(dir.marker(p.id));  // a failed attempt's marker: the point is redone
+      fs::remove(dir.marker(p.id));
       todo.push_back(p);
     }
   }
-  Progress progress(std::cerr, ::isatty(2), points.size(), points.size() - todo.size());
-  if (todo.size() < points.size())
-    std::cerr << "sweep: resuming " << dir.root.string() << ": " << points.size() - todo.size() << " of "
-              << points.size() << " points already done\n";
+  return todo;
+}
 
-  if (o.backend == "local") {
-    run_local(dir, def, todo, o.jobs > 0 ? o.jobs : 1, "/proc/self/exe", progress);
-    progress.close();
-    return report(dir, out);
-  }
-  if (todo.empty()) return report(dir, out);
+/// Submits `todo` as one SLURM array job; with --wait, follows it until every point has its marker.
+int run_on_slurm(const SweepOptions& o, const SweepDir& dir, bool fresh, const std::vector<Point>& todo,
+                 Progress& progress, std::ostream& out) {
   std::vector<size_t> indices;
   for (const auto& p : todo) indices.push_back(p.index);
   std::string job;
@@ -128,6 +118,31 @@ int sweep_command(const SweepOptions& o, std::ostream& out) {
   });
   progress.close();
   return report(dir, out);
+}
+
+}  // namespace
+
+int sweep_command(const SweepOptions& o, std::ostream& out) {
+  check_options(o);
+  const auto def = make_definition(o.scenario, o.sets, o.grid, o.zip, o.sweep_file);
+  const auto points = make_points(def);
+  check_points(def, points);
+  if (o.backend == "slurm") check_slurm_clients();
+  const bool fresh = !fs::exists(o.out);
+  const SweepDir dir = sweep_dir(o.out);
+  init_dir(dir, def, points);
+  const std::vector<Point> todo = points_to_run(dir, def, points);
+  Progress progress(std::cerr, ::isatty(2), points.size(), points.size() - todo.size());
+  if (todo.size() < points.size())
+    std::cerr << "sweep: resuming " << dir.root.string() << ": " << points.size() - todo.size() << " of "
+              << points.size() << " points already done\n";
+  if (o.backend == "local") {
+    run_local(dir, def, todo, o.jobs > 0 ? o.jobs : 1, "/proc/self/exe", progress);
+    progress.close();
+    return report(dir, out);
+  }
+  if (todo.empty()) return report(dir, out);
+  return run_on_slurm(o, dir, fresh, todo, progress, out);
 }
 
 int sweep_collect_command(const std::string& dir, std::ostream& out) { return report(sweep_dir(dir), out); }

@@ -112,11 +112,6 @@ std::string axes_difference(const std::vector<Axis>& mine, const std::vector<Axi
   return "";
 }
 
-/// Whether dotted key `inner` is `outer` or lies inside it ("a.b.c" inside "a.b").
-bool nested(const std::string& inner, const std::string& outer) {
-  return inner == outer || inner.rfind(outer + ".", 0) == 0;
-}
-
 /// Zipped lists of one length, whose points (the tuples of their i-th values) are each listed once.
 void check_zipped_points(const SweepDefinition& d) {
   std::set<std::vector<std::string>> tuples;
@@ -142,7 +137,7 @@ void check_keys(const SweepDefinition& d, const std::vector<std::string>& set_na
   for (const auto* list : {&d.grid, &d.zip})
     for (const auto& a : *list) {
       for (const Axis* other : axes)
-        if (nested(a.key, other->key) || nested(other->key, a.key))
+        if (path_within(a.key, other->key, '.') || path_within(other->key, a.key, '.'))
           throw ScenarioError(a.name(), a.key == other->key ? "the key is varied twice"
                                                             : "varies a key that " + other->name() + " varies too");
       for (size_t i = 0; list == &d.grid && i < a.values.size(); ++i)  // zipped lists repeat values in tuples
@@ -154,7 +149,7 @@ void check_keys(const SweepDefinition& d, const std::vector<std::string>& set_na
   for (size_t i = 0; i < d.sets.size(); ++i) {
     const std::string key = d.sets[i].substr(0, d.sets[i].find('='));
     for (const Axis* a : axes)
-      if (nested(key, a->key)) throw ScenarioError(set_names[i], "the key is also varied by " + a->name());
+      if (path_within(key, a->key, '.')) throw ScenarioError(set_names[i], "the key is also varied by " + a->name());
     if (!fixed.insert(key).second)
       throw ScenarioError(set_names[i], "the key is set twice (by the sweep file's \"set\" and --set, or by two --set)");
   }
@@ -216,6 +211,10 @@ std::string SweepDefinition::difference(const SweepDefinition& o) const {
     return "--set is [" + join(sets, " ") + "] in the existing sweep, now [" + join(o.sets, " ") + "]";
   const std::string g = axes_difference(grid, o.grid, "--grid");
   return g.empty() ? axes_difference(zip, o.zip, "--zip") : g;
+}
+
+bool path_within(const std::string& inner, const std::string& outer, char separator) {
+  return inner == outer || inner.rfind(outer + separator, 0) == 0;
 }
 
 Axis parse_axis(const std::string& text, const std::string& flag) {

@@ -42,17 +42,12 @@ std::string point_id(size_t index, size_t total) {
   return std::string(width - std::min(width, id.size()), '0') + id;
 }
 
-/// Whether JSON pointer `inner` is `outer` or lies under it.
-bool within(const std::string& inner, const std::string& outer) {
-  return inner == outer || inner.rfind(outer + "/", 0) == 0;
-}
-
 /// The varied axis whose JSON path lies under `path` or holds it ("hardware" holds /hardware/preset), or nullptr.
 const Axis* varied_axis_at(const SweepDefinition& d, const std::string& path) {
   for (const auto* axes : {&d.grid, &d.zip})
     for (const auto& a : *axes) {
       const std::string p = pointer_of(a.key).to_string();
-      if (within(p, path) || within(path, p)) return &a;
+      if (path_within(p, path, '/') || path_within(path, p, '/')) return &a;
     }
   return nullptr;
 }
@@ -84,7 +79,7 @@ void check_axis_values(const SweepDefinition& d, const json& base, const Point& 
         try {
           resolve_with(base, sets, source_dir);
         } catch (const ValueError& e) {
-          if (within(e.path(), pointer_of(a.key).to_string())) throw ScenarioError(a.value_name(i), e.what());
+          if (path_within(e.path(), pointer_of(a.key).to_string(), '/')) throw ScenarioError(a.value_name(i), e.what());
         } catch (const ScenarioError&) {  // a combination this point cannot host: the sweep records it as a row
         }
       }

@@ -109,18 +109,19 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<OneRunFigure>& info) { return std::string(info.param.kind); });
 
 TEST_F(Plots, ABrokenRunIsOneLineNotATraceback) {
-  // A summary.json cut short, one that is a JSON array, and a figure format after a good one: exit 2 or 1 with one
-  // line naming the problem, and no figure written.
+  // A summary.json cut short, one that is a JSON array, a run without one (a tool's own check) and a figure format
+  // after a good one: exit 2 with one line naming the problem, and no figure written.
   fs::create_directories(dir_ / "cut");
   write("cut/summary.json", "{\"iteration_time_s\": 1.0, \"time_brea");
   fs::create_directories(dir_ / "list");
   write("list/summary.json", "[]");
-  for (const std::string& run : {"cut", "list"}) {
+  fs::create_directories(dir_ / "empty");
+  for (const std::string& run : {"cut", "list", "empty"}) {
     const std::string cmd = "cd '" + dir_.string() + "' && " + kPython + " '" + source("tools/plot_breakdown.py") + "' " +
                             run + " --out a.png --out b.xyz >'" + (dir_ / "plot.log").string() + "' 2>&1";
     const int status = std::system(cmd.c_str());
     const std::string log = read_file(dir_ / "plot.log");
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << log;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << log;
     EXPECT_EQ(lines(log).size(), 1u) << log;
     EXPECT_EQ(log.find("Traceback"), std::string::npos) << log;
     EXPECT_FALSE(fs::exists(dir_ / "a.png")) << run;

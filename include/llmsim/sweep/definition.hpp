@@ -42,6 +42,10 @@ struct SweepDefinition {
   std::string difference(const SweepDefinition& other) const;
 };
 
+/// Whether path `inner` is `outer` or lies under it, its keys joined by `separator` ('.' for a dotted sweep
+/// key: "a.b.c" lies under "a.b", not under "a.bc"; '/' for a JSON pointer).
+bool path_within(const std::string& inner, const std::string& outer, char separator);
+
 /// Parses "key=v1,v2,..." (commas inside [], {} or "" do not split). `flag` ("--grid", "--zip") names the
 /// option in errors.
 Axis parse_axis(const std::string& text, const std::string& flag);
