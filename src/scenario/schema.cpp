@@ -48,24 +48,53 @@ void check_range(const Field& f, double x, const std::string& path) {
     throw ValueError(path, "value " + plain_number(x) + " is out of range (" + describe_allowed(f) + ")");
 }
 
+/// An integer field: stored in 32 bits, so larger values are out of range, not wrapped; 3.0 is read as 3.
+void check_integer(const Field& f, json& v, const std::string& path) {
+  constexpr double kMaxInt = 2147483647.0;
+  if (v.is_number() && std::fabs(v.get<double>()) > kMaxInt)
+    throw ValueError(path, "value " + (v.is_number_float() ? plain_number(v.get<double>()) : v.dump()) +
+                               " is out of range (" + describe_allowed(f) + ", and at most 2147483647)");
+  if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) v = v.get<long long>();
+  if (!v.is_number_integer() && !v.is_number_unsigned())
+    throw ValueError(path, "expected " + describe_allowed(f) + ", got " + type_name(v));
+  check_range(f, v.get<double>(), path);
+}
+
+/// An enum field's string among its allowed names (the nearest one suggested).
+void check_enum(const Field& f, const std::string& s, const std::string& path) {
+  if (std::find(f.allowed.begin(), f.allowed.end(), s) != f.allowed.end()) return;
+  const std::string hint = closest_match(s, f.allowed);
+  throw ValueError(path, "unknown value \"" + s + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
+                             " (one of: " + join(f.allowed) + ")");
+}
+
+/// A map of allowed keys to numbers >= the field's minimum (> 0 without one).
+void check_number_map(const Field& f, json& v, const std::string& path) {
+  for (auto& [k, x] : v.items()) {
+    const std::string sub = path + "/" + pointer_token(k);
+    if (std::find(f.allowed.begin(), f.allowed.end(), k) == f.allowed.end()) {
+      const std::string hint = closest_match(k, f.allowed);
+      throw ScenarioError(sub, std::string("unknown key") + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
+                                   " (allowed keys: " + join(f.allowed) + ")");
+    }
+    const bool fits = x.is_number() && std::isfinite(x.get<double>()) &&
+                      (f.min ? x.get<double>() >= *f.min : x.get<double>() > 0);
+    if (!fits)
+      throw ValueError(sub, "expected a number " + (f.min ? ">= " + plain_number(*f.min) : std::string("> 0")) +
+                                (f.unit.empty() ? "" : " in " + f.unit) + ", got " +
+                                (x.is_number() ? plain_number(x.get<double>()) : type_name(x)));
+  }
+}
+
 void check_value(const Field& f, json& v, const std::string& path) {
   auto wrong_type = [&]() {
     throw ValueError(path, "expected " + describe_allowed(f) + ", got " + type_name(v));
   };
   if (f.allow_auto && v.is_string() && v.get<std::string>() == "auto") return;
   switch (f.type) {
-    case FieldType::Integer: {
-      // Every integer field is stored in 32 bits: larger values are out of range, not wrapped.
-      constexpr double kMaxInt = 2147483647.0;
-      if (v.is_number() && std::fabs(v.get<double>()) > kMaxInt)
-        throw ValueError(path, "value " + (v.is_number_float() ? plain_number(v.get<double>()) : v.dump()) +
-                                      " is out of range (" + describe_allowed(f) +
-                                      ", and at most 2147483647)");
-      if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) v = v.get<long long>();
-      if (!v.is_number_integer() && !v.is_number_unsigned()) wrong_type();
-      check_range(f, v.get<double>(), path);
+    case FieldType::Integer:
+      check_integer(f, v, path);
       break;
-    }
     case FieldType::Number:
       if (!v.is_number()) wrong_type();
       check_range(f, v.get<double>(), path);
@@ -76,34 +105,14 @@ void check_value(const Field& f, json& v, const std::string& path) {
     case FieldType::String:
       if (!v.is_string()) wrong_type();
       break;
-    case FieldType::Enum: {
+    case FieldType::Enum:
       if (!v.is_string()) wrong_type();
-      const auto s = v.get<std::string>();
-      if (std::find(f.allowed.begin(), f.allowed.end(), s) == f.allowed.end()) {
-        std::string hint = closest_match(s, f.allowed);
-        throw ValueError(path, "unknown value \"" + s + "\"" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
-                                      " (one of: " + join(f.allowed) + ")");
-      }
+      check_enum(f, v.get<std::string>(), path);
       break;
-    }
-    case FieldType::NumberMap: {
+    case FieldType::NumberMap:
       if (!v.is_object()) wrong_type();
-      for (auto& [k, x] : v.items()) {
-        const std::string sub = path + "/" + pointer_token(k);
-        if (std::find(f.allowed.begin(), f.allowed.end(), k) == f.allowed.end()) {
-          std::string hint = closest_match(k, f.allowed);
-          throw ScenarioError(sub, std::string("unknown key") + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
-                                       " (allowed keys: " + join(f.allowed) + ")");
-        }
-        const bool fits = x.is_number() && std::isfinite(x.get<double>()) &&
-                          (f.min ? x.get<double>() >= *f.min : x.get<double>() > 0);
-        if (!fits)
-          throw ValueError(sub, "expected a number " + (f.min ? ">= " + plain_number(*f.min) : std::string("> 0")) +
-                                       (f.unit.empty() ? "" : " in " + f.unit) + ", got " +
-                                       (x.is_number() ? plain_number(x.get<double>()) : type_name(x)));
-      }
+      check_number_map(f, v, path);
       break;
-    }
     case FieldType::Object:
       if (!v.is_object()) wrong_type();
       apply_schema(v, path, f.children);
