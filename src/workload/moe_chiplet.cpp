@@ -134,15 +134,57 @@ void append_expert_chiplet(std::vector<Op>& ops, const PassContext& c, int d) {
 
 }  // namespace
 
+namespace {
+/// Every chiplet's compute costs, added to `w`, and the iteration's forward FLOPs.
+struct ChipletCosts {
+  std::vector<std::array<int, 2>> root;  ///< [layer][pass] the attention chiplet
+  Slots slots;                           ///< the expert chiplets' hosted experts, hottest first
+  double forward_flops = 0;
+};
+
+ChipletCosts chiplet_costs(const scenario::Scenario& s, const hardware::ComputeModel& cm, const MoePlan& plan,
+                           int M, Workload& w) {
+  const auto& moe = s.model.moe;
+  const auto x = model::LayerShape::from(s);
+  const int D = s.parallelism.ep, L = s.model.layers;
+  auto add_cost = [&](const std::string& name, const Kernels& kernels) {
+    w.costs.push_back(kernel_cost(name, kernels, cm));
+    return static_cast<int>(w.costs.size()) - 1;
+  };
+  ChipletCosts c;
+  // Attention chiplet: per layer and pass, attention plus router, shared experts and permutation (MoE) or the
+  // dense FFN.
+  c.root.resize(L);
+  for (int l = 0; l < L; ++l) {
+    const Kernels k = moe.is_moe_layer(l)
+                          ? concat(concat(model::attention_forward(x), model::moe_pre_forward(x, moe)), model::moe_post_forward(x, moe))
+                          : model::layer_forward(x);
+    for (int p = 0; p < 2; ++p) c.root[l][p] = add_cost(p ? "B attention chiplet" : "F attention chiplet", of_pass(k, p));
+    c.forward_flops += model::total_flops(k) * M;
+  }
+  // Expert chiplets: per MoE layer, chiplet and pass, each hosted expert on its tokens (hottest first).
+  c.slots.assign(plan.traffic.size(), std::vector<std::vector<Slot>>(D));
+  for (size_t i = 0; i < plan.traffic.size(); ++i)
+    for (int d = 0; d < D; ++d) {
+      auto& slots = c.slots[i][d];
+      for (double n : plan.traffic[i].slot_tokens[d]) {
+        if (n <= 0) continue;  // an expert without tokens is not read
+        const Kernels k = model::expert_forward(x, moe, n);
+        slots.push_back({{add_cost("F expert", k), add_cost("B expert", of_pass(k, true))}, n});
+        c.forward_flops += model::total_flops(k) * M;
+      }
+      std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.tokens > b.tokens; });
+    }
+  return c;
+}
+}  // namespace
+
 TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::ComputeModel& cm,
                                const strategy::TrainingStrategies& strategies) {
   TrainingPlan plan;
-  const auto& moe = s.model.moe;
   const auto& tr = s.training;
   plan.moe = plan_moe(s, *strategies.routing, *strategies.expert_placement);
   const int D = s.parallelism.ep, M = tr.global_batch / tr.micro_batch, L = s.model.layers;
-  const int per_group = s.cluster.topology.params.integer("chiplets_per_group");
-  const bool streaming = strategies.moe_pipeline->streaming();
   plan.micro_batches = M;
   plan.tokens = double(tr.global_batch) * tr.seq_len;
   Workload& w = plan.workload;
@@ -152,43 +194,15 @@ TrainingPlan build_moe_chiplet(const scenario::Scenario& s, const hardware::Comp
     wk.node = wk.first_rank = i;
     w.workers.push_back(wk);
   }
-  const auto x = model::LayerShape::from(s);
-  const double e = x.bytes_per_element(), vector_bytes = s.model.hidden * e;
-  const double expert_bytes = model::ffn_params(s.model, moe.expert_ffn_hidden) * e;
-  auto add_cost = [&](const std::string& name, const Kernels& kernels) {
-    w.costs.push_back(kernel_cost(name, kernels, cm));
-    return static_cast<int>(w.costs.size()) - 1;
-  };
-  double forward_flops = 0;
+  const ChipletCosts costs = chiplet_costs(s, cm, plan.moe, M, w);
+  plan.model_flops = plan.hardware_flops = 3 * costs.forward_flops;
 
-  // Attention chiplet: per layer and pass, attention plus router, shared experts and permutation (MoE) or the
-  // dense FFN.
-  std::vector<std::array<int, 2>> root_cost(L);
-  for (int l = 0; l < L; ++l) {
-    const Kernels k = moe.is_moe_layer(l)
-                          ? concat(concat(model::attention_forward(x), model::moe_pre_forward(x, moe)), model::moe_post_forward(x, moe))
-                          : model::layer_forward(x);
-    for (int p = 0; p < 2; ++p) root_cost[l][p] = add_cost(p ? "B attention chiplet" : "F attention chiplet", of_pass(k, p));
-    forward_flops += model::total_flops(k) * M;
-  }
-  // Expert chiplets: per MoE layer, chiplet and pass, each hosted expert on its tokens (hottest first).
-  Slots slots(plan.moe.traffic.size(), std::vector<std::vector<Slot>>(D));
-  for (size_t i = 0; i < plan.moe.traffic.size(); ++i)
-    for (int d = 0; d < D; ++d) {
-      const auto& tokens = plan.moe.traffic[i].slot_tokens[d];
-      for (double n : tokens) {
-        if (n <= 0) continue;  // an expert without tokens is not read
-        const Kernels k = model::expert_forward(x, moe, n);
-        slots[i][d].push_back({{add_cost("F expert", k), add_cost("B expert", of_pass(k, true))}, n});
-        forward_flops += model::total_flops(k) * M;
-      }
-      std::stable_sort(slots[i][d].begin(), slots[i][d].end(), [](const Slot& a, const Slot& b) { return a.tokens > b.tokens; });
-    }
-  plan.model_flops = plan.hardware_flops = 3 * forward_flops;
-
-  PassContext c{plan.moe, root_cost, slots};
-  c.D = D, c.M = M, c.per_group = per_group, c.streaming = streaming;
-  c.vector_bytes = vector_bytes, c.expert_bytes = expert_bytes;
+  PassContext c{plan.moe, costs.root, costs.slots};
+  c.D = D, c.M = M, c.per_group = s.cluster.topology.params.integer("chiplets_per_group");
+  c.streaming = strategies.moe_pipeline->streaming();
+  const double e = model::LayerShape::from(s).bytes_per_element();
+  c.vector_bytes = s.model.hidden * e;
+  c.expert_bytes = model::ffn_params(s.model, s.model.moe.expert_ffn_hidden) * e;
   c.order.resize(L);
   std::iota(c.order.begin(), c.order.end(), 0);
   for (int it = 0; it < tr.iterations; ++it) {

@@ -1,7 +1,7 @@
 // Mozart's ablation ladder on its chiplet system (scenarios/moe/mozart-system-*.json, docs/moe.md): baseline
 // (no streaming, a copy per expert, contiguous placement) -> +streaming -> +one copy per destination ->
 // +clustered placement never gets slower, and the full system is 1.5-2.5x faster than the baseline for Qwen3
-// (the paper's band); OLMoE and DeepSeek-MoE land at 1.52x and 1.45x with the same system parameters.
+// (the paper's band: 1.64x); OLMoE and DeepSeek-MoE land at 1.57x and 1.49x with the same system parameters.
 #include "../support/cli.hpp"
 
 namespace {
