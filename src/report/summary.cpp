@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "llmsim/model/transformer.hpp"
+#include "llmsim/platform/topology.hpp"
 #include "llmsim/report/moe_report.hpp"
 #include "llmsim/report/text_table.hpp"
 
@@ -170,6 +171,9 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
   out["software"] = s.software.name;
   out["model"] = s.model.name;
   out["parallelism"] = parallelism_summary(s, plan);
+  // The cluster's worst cut into two halves of the nodes, per direction (null where the topology cannot say).
+  const double bisection = platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware);
+  out["bisection_bandwidth_GBps"] = bisection > 0 ? json(bisection / 1e9) : json(nullptr);
   add_memory(s, plan, out);
   if (rec) add_timing(s, plan, *rec, out);
   if (!plan.moe.empty()) out["moe"] = moe_summary(s, plan.moe, plan.micro_batches);

@@ -129,14 +129,21 @@ nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_di
   const auto failure_free = failure_free_summary(s, s.cluster.nodes);
   c.iteration = iteration_of(failure_free);
   if (c.iteration <= 0) throw SimulationError(s.name + ": the failure-free job does not fit in memory");
-  for (int n : ft->templates(up_counts(failures, s.cluster.nodes)))
-    if (has_template(s, n)) c.iteration_on_nodes[n] = iteration_of(failure_free_summary(s, n));
+  nlohmann::json templates = nlohmann::json::array();
+  for (int n : ft->templates(up_counts(failures, s.cluster.nodes))) {
+    if (!has_template(s, n)) continue;
+    const auto plain_run = failure_free_summary(s, n);
+    const double it = c.iteration_on_nodes[n] = iteration_of(plain_run);
+    templates.push_back({{"nodes", n}, {"iteration_time_s", it > 0 ? nlohmann::json(it) : nlohmann::json(nullptr)},
+                         {"parallelism", plain_run["parallelism"]}});
+  }
   spdlog::info("{}: {} failures over {:.1f} h; failure-free iteration {:.3f} s", s.name, failures.size(),
                s.faults.horizon / 3600, c.iteration);
   const auto timeline = faults::run_timeline(s, failures, *ft, c, mtbf);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   auto summary = report::fault_summary(s, c, timeline, ft->report(c), ft->checkpoint_interval(c, mtbf), wall);
   summary["failure_free_run"] = without_header(failure_free);
+  if (!templates.empty()) summary["templates"] = templates;
   if (out) {
     report::write_text(out->path("summary.json"), summary.dump(2) + "\n");
     report::write_text(out->path("throughput.csv"), report::throughput_csv(timeline, c, s.faults.horizon, s.faults.sample));

@@ -140,8 +140,8 @@ TEST(Topologies, MoreRanksThanPlatformHostsIsAScenarioError) {
   EXPECT_EQ(build_error(s).path(), "/cluster/nodes");  // 17 ranks on 16 hosts
 }
 
-TEST(Topologies, EveryShippedTopologyScenarioRunsTheDefaultTraining) {
-  // The scenarios themselves run end to end in tests/cli (one process per run); here: they resolve.
+TEST(Topologies, EveryShippedTopologyScenarioResolves) {
+  // The scenarios themselves run end to end in tests/validation/topology_scenarios_test.cpp (one process per run).
   for (const char* name : {"fat-tree", "clos3", "torus", "dragonfly", "nvlink-mesh", "wafer-mesh", "nop-tree", "simgrid-xml"})
     EXPECT_NO_THROW(test::shipped(std::string("scenarios/topologies/") + name + ".json")) << name;
 }

@@ -1,11 +1,13 @@
 // The work estimate (run/work_estimate.hpp) against the plans it stands for: on shipped training scenarios of
 // every shape (dense and MoE, 1F1B, interleaved, zero-bubble, STP, 16 to 3,072 GPUs) the estimated ops, from two
 // small plans, are those the workload builder emits for the whole run (within 1%).
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include "../support/scenarios.hpp"
 #include "llmsim/run/preflight.hpp"
 #include "llmsim/run/work_estimate.hpp"
+#include "llmsim/serving/workload.hpp"
 
 namespace {
 using namespace llmsim;
@@ -38,8 +40,11 @@ TEST(WorkEstimate, ServingCountsRequestsAndSteps) {
   const auto s = test::shipped("scenarios/regression/serving-vllm.json");
   const auto e = run::estimate_work(s);
   EXPECT_EQ(e.requests, 200);  // serving.max_requests
-  EXPECT_GT(e.ops, 200 * 16 / 16.0);   // outputs are at least 16 tokens: at least one step each
-  EXPECT_LT(e.ops, 200 * 512 / 16.0);  // and at most 512
+  // A step per 16 output tokens of the requests as drawn (uniform 16-512 tokens: about 200 x 264 / 16 = 3300).
+  double outputs = 0;
+  for (const auto& r : serving::make_requests(s, 1.0)) outputs += r.output_tokens;
+  EXPECT_DOUBLE_EQ(e.ops, outputs / 16);
+  EXPECT_NEAR(outputs / 200, 264, 3 * 143 / std::sqrt(200.0));  // the uniform's mean, its sd (512 - 16) / sqrt(12)
 }
 
 }  // namespace

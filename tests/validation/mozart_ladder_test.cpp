@@ -30,9 +30,13 @@ TEST_F(MozartLadder, Qwen3IsMonotoneAndInThePapersBand) {
 }
 
 TEST_F(MozartLadder, OlmoeAndDeepSeekMoeAreMonotone) {
-  for (const char* model : {"olmoe-1b-7b", "deepseek-moe-16b"}) {
-    const auto t = ladder(model);
-    for (size_t i = 1; i < t.size(); ++i) EXPECT_LT(t[i], t[i - 1]) << model << " rung " << i;
-    EXPECT_GE(t[0] / t[3], 1.4) << model;
-  }
+  // OLMoE lands in the paper's band; DeepSeek-MoE does not reach it (a known gap, docs/moe.md: the paper's NoP
+  // link bandwidth is not available), but its full system is at least as fast as the paper's first rung, overlap
+  // alone (1.49x), within 5%.
+  const auto olmoe = ladder("olmoe-1b-7b"), deepseek = ladder("deepseek-moe-16b");
+  for (const auto* t : {&olmoe, &deepseek})
+    for (size_t i = 1; i < t->size(); ++i) EXPECT_LT((*t)[i], (*t)[i - 1]) << "rung " << i;
+  EXPECT_GE(olmoe[0] / olmoe[3], 1.5);
+  EXPECT_LE(olmoe[0] / olmoe[3], 2.5);
+  EXPECT_GE(deepseek[0] / deepseek[3], 1.49 * 0.95);
 }
