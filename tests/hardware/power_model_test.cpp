@@ -30,8 +30,10 @@ TEST(PowerModel, EnergyOfAGemmAndAnElementwiseKernel) {
   EXPECT_NEAR(hardware::dynamic_power(cm, e), 305, 1e-9);
   const double dynamic = hardware::dynamic_energy(cm, {g, e});
   EXPECT_NEAR(dynamic, tg * 625 + 1e-3 * 305, 1e-12);
-  // Over the two kernels' time the GPU draws 700 W, then 380 W: E = 75 (tg + 1 ms) + dynamic.
-  EXPECT_NEAR(75 * (tg + 1e-3) + dynamic, 700 * tg + 380 * 1e-3, 1e-9);
+  // Over the two kernels' time the GPU draws 700 W, then 380 W: idle power over their time plus the energy above it.
+  const auto both = hardware::time_and_energy(cm, {g, e});
+  EXPECT_NEAR(both.time, tg + 1e-3, 1e-12);
+  EXPECT_NEAR(75 * both.time + both.energy, 700 * tg + 380 * 1e-3, 1e-9);
   EXPECT_NEAR(hardware::memory_bound_energy(cm, 2.0), 610, 1e-9);
 }
 

@@ -112,3 +112,28 @@ TEST_F(ServingRun, BadInputIsAClearError) {
   l["serving"]["prefill_replicas"] = 1;  // one replica of tp 8 on the 8 GPUs: none left to decode
   expect_input_error(run("run '" + write("c.json", l) + "' --out out"), "/serving/prefill_replicas");
 }
+
+TEST_F(ServingRun, ReservingSchedulersReserveForPrefilledSequencesToo) {
+  // orca and inflight reserve a request's KV when it is admitted, so their decodes never need a block. On a
+  // disaggregated decode replica the sequences arrive prefilled; they were admitted with only their prompt's
+  // blocks, a decode then preempted to host memory (swap), and these schedulers never swap back in: a deadlock.
+  // Llama-2-13B, one tp-4 prefill and one tp-4 decode replica on 8 A100, 4,000-token outputs at 5 req/s for 120 s.
+  const json base = json::parse(R"({"name": "reserve", "kind": "serving", "hardware": "A100-SXM4-80GB",
+      "cluster": {"preset": "selene", "nodes": 1}, "model": "llama2-13b", "parallelism": {"tp": 4, "pp": 1},
+      "serving": {"precision": "fp16", "prefill_replicas": 1, "kv_cache": {"preemption": "swap"},
+                  "workload": {"name": "poisson", "rate_rps": 5,
+                               "prompt": {"distribution": "uniform", "min": 1, "max": 4000},
+                               "output": {"distribution": "fixed", "tokens": 4000}},
+                  "duration_s": 120},
+      "output": {"trace": false}})");
+  for (const std::string scheduler : {"orca", "inflight"}) {
+    auto j = base;
+    j["serving"]["scheduler"] = scheduler;
+    const auto rows = requests(j);
+    ASSERT_GT(rows.size(), 500u) << scheduler;  // about 5 x 120
+    for (const auto& r : rows) {
+      EXPECT_EQ(r.status, "served") << scheduler;
+      EXPECT_EQ(r[kPreemptions], 0) << scheduler;
+    }
+  }
+}

@@ -101,10 +101,10 @@ void swap_in(ReplicaQueues& q, Batch& b) {
   }
 }
 
-void admit_prefilled(ReplicaQueues& q) {
+void admit_prefilled(ReplicaQueues& q, const std::function<long(const Sequence&)>& reserve) {
   while (!q.waiting.empty() && !q.waiting.front()->in_prefill()) {
     Sequence* s = q.waiting.front();
-    if (!grow(q, *s, s->computed)) return;
+    if (!grow(q, *s, reserve ? std::max<long>(s->computed, reserve(*s)) : s->computed)) return;
     q.waiting.pop_front();
     q.running.push_back(s);
   }

@@ -11,13 +11,12 @@ class Inflight final : public Scheduler {
   Inflight(int tokens, int max_batch) : tokens_(tokens), max_batch_(max_batch) {}
   Batch next(ReplicaQueues& q) override {
     Batch b;
-    admit_prefilled(q);
+    admit_prefilled(q, [&](const Sequence& s) { return reservation(q, s, whole(s)); });
     schedule_decodes(q, b);  // within the reservation: no block is ever short
     int budget = continue_prefills(q, tokens_ - static_cast<int>(b.entries.size()), b);  // contexts under way
     while (budget > 0 && !q.waiting.empty() && static_cast<int>(q.running.size()) < max_batch_) {
       Sequence* s = q.waiting.front();
-      const long whole = static_cast<long>(s->request->prompt_tokens) + s->request->output_tokens;
-      if (!s->in_prefill() || !grow(q, *s, reservation(q, *s, whole))) break;
+      if (!s->in_prefill() || !grow(q, *s, reservation(q, *s, whole(*s)))) break;
       budget -= start_prefill(q, budget, b);
     }
     return b;
@@ -26,6 +25,10 @@ class Inflight final : public Scheduler {
   int max_batch_size() const override { return max_batch_; }
 
  private:
+  /// GUARANTEED_NO_EVICT: a request's whole input and output.
+  static long whole(const Sequence& s) {
+    return static_cast<long>(s.request->prompt_tokens) + s.request->output_tokens;
+  }
   int tokens_, max_batch_;
 };
 
