@@ -67,6 +67,22 @@ TEST_F(FaultRun, OneTracedFailureGivesYoungDalyTheRunsLengthAsItsMeanGap) {
               std::sqrt(2 * write * 3600), 1e-4);
 }
 
+TEST_F(FaultRun, EveryCheckpointIsWrittenOnceAndCountedOnce) {
+  // No failure in 2 h, a checkpoint every 0.25 h of training: every round(900 s / T) iterations the job writes its
+  // states (14 bytes per parameter at 30 GB/s). A cycle is those iterations plus the write; the count is the
+  // cycles that end within the horizon, and the time written is that count times one write (at 30 GB/s a write's
+  // end fell half a microsecond short of its due time, and the rest was counted as a second checkpoint: 14, not 7).
+  const auto s = summary("", 2.0, {"strategies.fault_tolerance={\"name\": \"checkpoint-restart\", \"interval_h\": 0.25, "
+                                   "\"storage_GBps\": 30}"});
+  ASSERT_TRUE(s.contains("faults")) << s.dump();
+  const double T = s["iteration_time_s"], h = 1024, ff = 2736, V = 32000;
+  const double write = (24 * (4 * h * h + 3 * h * ff + 2 * h) + 2 * V * h + h) * 14 / 30e9;
+  const double cycle = std::round(900 / T) * T + write;
+  const int expected = static_cast<int>(std::floor(7200 / cycle));
+  EXPECT_EQ(s["faults"]["checkpoints"].get<int>(), expected);
+  EXPECT_NEAR(s["faults"]["checkpoint_h"].get<double>() * 3600, expected * write, 1e-5);
+}
+
 TEST_F(FaultRun, WithoutFailuresOnlyBambooCostsAnything) {
   // Data parallel over 32 GPUs (pp 1): Bamboo's redundant forward F runs where the worker does not compute,
   // T - F - B: the 350M model's gradient all-reduce over the nodes' NICs exceeds F, so nothing shows either.
