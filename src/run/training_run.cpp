@@ -40,6 +40,14 @@ nlohmann::json simulate(const scenario::Scenario& s, const strategy::TrainingStr
                         std::optional<report::OutputDir>& out, std::chrono::steady_clock::time_point wall_start,
                         const nlohmann::json& search);
 
+/// Whether the job fits in memory whatever S_p: the gradient sync's state memory is the ZeRO stage's, not the
+/// chunk's, so the plan with the largest chunk (the fewest collectives to plan) says it.
+bool fits_any_chunk(const scenario::Scenario& s) {
+  const auto c = with_gradient_chunk(s, strategy::kMaxGradientChunkBytes);
+  return workload::fits_memory(
+      workload::plan_training(c, hardware::ComputeModel(c.hardware), strategy::build_training_strategies(c)), c);
+}
+
 }  // namespace
 
 double reported_iteration_time(const nlohmann::json& summary) {
@@ -56,6 +64,11 @@ nlohmann::json run_training(const scenario::Scenario& s, const std::string& out_
   if (!out_dir.empty()) out.emplace(out_dir);
   const auto strategies = strategy::build_training_strategies(s);
   if (!strategies.moe_pipeline->searches_gradient_chunk()) return simulate(s, strategies, out, wall_start, nullptr);
+  if (!fits_any_chunk(s)) {  // out of memory whatever S_p: reported as such, without a search
+    scenario::Scenario any = with_gradient_chunk(s, strategy::kMaxGradientChunkBytes);
+    any.resolved = s.resolved;
+    return simulate(any, strategy::build_training_strategies(any), out, wall_start, nullptr);
+  }
   const auto search = search_gradient_chunk(s, iteration_time);
   spdlog::info("{}: S_p = {:.0f} KiB after {} simulations", s.name, search.best_bytes / 1024, search.evaluations.size());
   scenario::Scenario best = with_gradient_chunk(s, search.best_bytes);
