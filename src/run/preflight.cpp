@@ -88,8 +88,26 @@ void check_arrivals(const scenario::Scenario& s, const std::vector<serving::Requ
                                                    "serving.duration_s or serving.max_requests");
 }
 
+/// The capacity search probes rate_scale from 1/max_scale to max_scale: its slowest probe must still see a request
+/// within the run, and its fastest one's arrivals the same limits as the run's own.
+void check_capacity_probes(const scenario::Scenario& s) {
+  const double max = s.serving.capacity_max_scale;
+  for (const double scale : {1 / max, max}) {
+    scenario::Scenario probe = s;
+    probe.serving.rate_scale = scale;
+    try {
+      check_arrivals(probe, serving::make_requests(probe, scale));
+    } catch (const ScenarioError& e) {
+      throw ScenarioError("/serving/capacity_search/max_scale",
+                          "its probe at rate_scale " + plain_number(scale) + " fails: " + e.path() + ": " + e.message() +
+                              " (lower max_scale, or raise serving.duration_s)");
+    }
+  }
+}
+
 void check_serving(const scenario::Scenario& s, const std::vector<serving::Request>& requests, Preflight& p) {
   check_arrivals(s, requests);
+  if (s.serving.capacity_search) check_capacity_probes(s);
   const serving::StepModel model(s);
   const auto kv = serving::replica_kv(s);
   serving::admit(s, requests, kv);  // some request is served

@@ -137,3 +137,19 @@ TEST_F(ServingRun, ReservingSchedulersReserveForPrefilledSequencesToo) {
     }
   }
 }
+
+TEST_F(ServingRun, ACapacitySearchWhoseSlowestProbeSeesNoRequestNamesMaxScale) {
+  // 10 s of 1 req/s: the probe at rate_scale 1/1000 stretches the arrivals 1000-fold, so none arrives within the
+  // run; the run alone (rate_scale 1) serves its requests. The error names the search's range, before any run,
+  // in validate as in run.
+  auto j = serving_json("A100-SXM4-80GB", 8);
+  j["cluster"]["nodes"] = 1;
+  j["serving"].erase("max_requests");
+  j["serving"]["duration_s"] = 10;
+  j["serving"]["capacity_search"] = {{"enabled", true}, {"max_scale", 1000}};
+  const std::string file = write("c.json", j);
+  const std::string message = "/serving/capacity_search/max_scale: its probe at rate_scale 0.001 fails";
+  expect_input_error(run("validate '" + file + "'"), message);
+  expect_input_error(run("run '" + file + "' --out out"), message);
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
