@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "llmsim/model/precision.hpp"
+#include "llmsim/scenario/families.hpp"
 #include "llmsim/scenario/field_json.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/util/error.hpp"
@@ -598,18 +599,57 @@ void check_fabric(const Scenario& s, bool serving) {
 }
 }  // namespace
 
+/// The recomputation and CUDA-graph scopes that name a part of the model need that part: a dense model has no routed
+/// experts (moe_act, moe_router), a model without multi-head latent attention no up-projections (mla_up_proj).
+void check_module_targets(const Scenario& s) {
+  const auto& t = s.training;
+  const std::vector<std::tuple<bool, std::string, std::string>> targets = {
+      {t.recompute_modules.moe_act && !s.model.moe.enabled(), "/training/recompute_modules/moe_act",
+       "the routed experts' activation, and model " + s.model.name + " has no experts (model.moe.experts 0)"},
+      {t.cuda_graph.moe_router && !s.model.moe.enabled(), "/training/cuda_graph/moe_router",
+       "the MoE router, and model " + s.model.name + " has no experts (model.moe.experts 0)"},
+      {t.recompute_modules.mla_up_proj && !s.model.mla.enabled(), "/training/recompute_modules/mla_up_proj",
+       "multi-head latent attention's up-projections, and model " + s.model.name + " has none (model.mla.kv_lora_rank 0)"}};
+  for (const auto& [set, path, what] : targets)
+    if (set) throw ScenarioError(path, "acts on " + what + ": false only");
+}
+
+/// What a moe-chiplet system does not model stays at its default: its chiplets run each micro-batch layer by layer
+/// (no pipeline schedule), keep what the backward needs (no recomputation), hold their weights in DRAM and exchange
+/// tokens, not collectives (no optimizer step, no ZeRO, no collective algorithm). A value set would be ignored.
+void check_chiplet_settings(const Scenario& s) {
+  const Training t;
+  const Network n;
+  std::string schedule_default;
+  for (const auto& f : families())
+    if (f.path() == "strategies.pipeline_schedule") schedule_default = f.fallback;
+  const std::vector<std::tuple<bool, std::string, std::string>> ignored = {
+      {s.strategies.pipeline_schedule.name != schedule_default, "/strategies/pipeline_schedule", schedule_default},
+      {s.training.recompute != t.recompute, "/training/recompute", t.recompute},
+      {s.training.zero_stage != t.zero_stage, "/training/zero_stage", std::to_string(t.zero_stage)},
+      {s.training.optimizer != t.optimizer, "/training/optimizer", t.optimizer},
+      {s.training.optimizer_state_precision != t.optimizer_state_precision, "/training/optimizer_state_precision",
+       t.optimizer_state_precision},
+      {s.network.collective_algorithm != n.collective_algorithm, "/network/collective_algorithm", n.collective_algorithm}};
+  for (const auto& [set, path, value] : ignored)
+    if (set)
+      throw ScenarioError(path, "a moe-chiplet system does not model it (its chiplets run each micro-batch layer by "
+                                "layer, with no recomputation, optimizer step or collective): leave it at \"" + value + "\"");
+}
+
 void check_cross_fields(const Scenario& s) {
   check_name_and_buckets(s);
   check_layout(s);
   const bool chiplet = s.kind == "moe-chiplet", serving = s.kind == "serving";
   if (serving) check_serving(s);
   check_batch(s, chiplet, serving);
+  if (chiplet) check_chiplet_settings(s);
   check_experts(s, chiplet);
   check_fabric(s, serving);
   const std::string& precision = serving ? s.serving.precision : s.training.precision;
   const std::string path = serving ? "/serving/precision" : "/training/precision";
   model::peak_flops(s.hardware, model::precision_from_name(precision, path), path);
-  if (!serving) check_kernel_choices(s), check_context_parallel(s);
+  if (!serving) check_kernel_choices(s), check_context_parallel(s), check_module_targets(s);
 }
 
 }  // namespace llmsim::scenario

@@ -482,6 +482,53 @@ TEST(LoaderError, MoeFamiliesOnADenseModelNameTheirPath) {
   }
 }
 
+TEST(LoaderError, ModuleScopesNeedTheirPartOfTheModel) {
+  // default.json's GPT has neither routed experts nor latent attention: recomputing or graphing them would be
+  // ignored. MoE models take moe_act and moe_router, DeepSeek's MLA takes mla_up_proj.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"/training/recompute_modules/moe_act", {"training.recompute=selective", "training.recompute_modules.moe_act=true"}},
+      {"/training/recompute_modules/mla_up_proj",
+       {"training.recompute=selective", "training.recompute_modules.mla_up_proj=true"}},
+      {"/training/cuda_graph/moe_router", {"training.cuda_graph.moe_router=true"}}};
+  for (const auto& [path, sets] : cases) {
+    const auto e = llmsim::test::error_of([&] { llmsim::test::shipped("scenarios/default.json", sets); });
+    EXPECT_EQ(e.path(), path);
+    EXPECT_TRUE(contains(e.what(), "false only")) << e.what();
+  }
+  EXPECT_NO_THROW(llmsim::test::shipped("scenarios/moe/olmoe-ep8-a100.json",
+                                        {"training.recompute_modules.moe_act=true", "training.cuda_graph.moe_router=true"}));
+}
+
+TEST(LoaderError, AMoeChipletSystemTakesNoSettingItDoesNotModel) {
+  // Mozart's chiplets run each micro-batch layer by layer: a schedule, recomputation, an optimizer or a collective
+  // algorithm set there would be ignored (the iteration time did not move).
+  for (const auto& [path, set] : std::vector<std::pair<std::string, std::string>>{
+           {"/strategies/pipeline_schedule", "strategies.pipeline_schedule=zb-v"},
+           {"/training/zero_stage", "training.zero_stage=3"},
+           {"/training/recompute", "training.recompute=full"},
+           {"/training/optimizer", "training.optimizer=sgd"},
+           {"/network/collective_algorithm", "network.collective_algorithm=ring"}}) {
+    const auto e = llmsim::test::error_of([&] {
+      llmsim::test::shipped("scenarios/moe/mozart-system-olmoe-1b-7b.json", {set});
+    });
+    EXPECT_EQ(e.path(), path) << set;
+    EXPECT_TRUE(contains(e.what(), "a moe-chiplet system does not model it")) << e.what();
+  }
+}
+
+TEST(LoaderError, WgradOverlapNeedsAScheduleWithWholeBackwards) {
+  // tp_comm_overlap "wgrad" hides a backward's tp collectives behind its weight gradients; zero-bubble schedules
+  // run those as W passes of their own (the iteration time did not move).
+  for (const std::string schedule : {"zb-h1", "zb-v"}) {
+    const auto e = llmsim::test::error_of([&] {
+      llmsim::test::shipped("scenarios/default.json",
+                            {"strategies.pipeline_schedule=" + schedule, "parallelism.tp_comm_overlap=wgrad"});
+    });
+    EXPECT_EQ(e.path(), "/parallelism/tp_comm_overlap") << schedule;
+  }
+  EXPECT_NO_THROW(llmsim::test::shipped("scenarios/default.json", {"parallelism.tp_comm_overlap=wgrad"}));
+}
+
 TEST(LoaderError, TokenCopyRulesNeedAnAllToAll) {
   // A MoE model with ep 1 exchanges no tokens; a serving replica splits its experts over tp.
   const auto moe = llmsim::test::error_of([] {
