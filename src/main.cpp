@@ -170,8 +170,8 @@ void add_sweep(CLI::App& app, Commands& c) {
   sweep->require_subcommand(0, 1);
 }
 
-const std::vector<std::string> kListCategories = {"hardware", "models",  "topologies", "strategies",
-                                                  "routing",  "faults", "serving"};
+const std::vector<std::string> kListCategories = {"hardware", "models",  "topologies", "software", "engines",
+                                                  "strategies", "routing", "faults",  "serving"};
 
 /// "hardware, models, ... or serving".
 std::string list_categories() {

@@ -95,6 +95,32 @@ def start_values(table, hardware, names):
     return [software[n.split(".")[-1]] if n.startswith("software.") else calibration[n] for n in names]
 
 
+def start_points(text, names):
+    """--start's values, one per fitted field, each finite and within the field's bounds."""
+    values = text.split(",")
+    if len(values) != len(names):
+        raise SystemExit(f"--start {text}: {len(values)} values for {len(names)} fitted fields ({', '.join(names)})")
+    out = []
+    for n, v in zip(names, values):
+        try:
+            x = float(v)
+        except ValueError:
+            raise SystemExit(f"--start {text}: '{v}' is not a number")
+        lo, hi = BOUNDS[n]
+        if not lo <= x <= hi:  # also refuses nan
+            raise SystemExit(f"--start {text}: {n} = {v} is outside {lo:g}..{hi:g}")
+        out.append(x)
+    return out
+
+
+def row_pattern(text):
+    """--rows as a compiled regular expression."""
+    try:
+        return re.compile(text)
+    except re.error as e:
+        raise SystemExit(f"--rows {text}: not a regular expression ({e})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--table", choices=sorted(TABLES), default="megatron-lm-table1")
@@ -109,8 +135,15 @@ def main():
         raise SystemExit(f"error: --table {args.table} is held out (several presets): only --maxfev 0 reports it")
     fit = args.fit or DEFAULT_FIT.get(args.table, "matmul_efficiency,matmul_half_dim,memory_efficiency")
     names = fit.split(",") if hardware else []
-    x0 = [float(v) for v in args.start.split(",")] if args.start else start_values(args.table, hardware, names)
-    data = [r for r in rows() if re.search(args.rows, os.path.basename(r[0]))]
+    for n in names:
+        if n not in BOUNDS:
+            raise SystemExit(f"--fit {n}: not a fitted field (one of: {', '.join(BOUNDS)})")
+    x0 = start_points(args.start, names) if args.start else start_values(args.table, hardware, names)
+    data = [r for r in rows() if re.search(row_pattern(args.rows), os.path.basename(r[0]))]
+    if args.maxfev < 0:
+        raise SystemExit(f"--maxfev {args.maxfev}: at least 0 (0 only reports the errors at the start values)")
+    if not data:
+        raise SystemExit(f"--rows {args.rows}: no scenario file of table {args.table} matches")
     tmp = tempfile.mkdtemp(prefix="llmsim-calibrate-")
 
     def simulated(x):

@@ -26,6 +26,8 @@ def main():
 
     depths = [int(p) for p in args.pp.split(",")] if args.pp else [None]
     schedules = args.schedules.split(",")
+    if args.reference not in schedules:
+        raise SystemExit(f"--reference {args.reference}: not one of --schedules ({args.schedules})")
     print("| pp | schedule | iteration [s] | vs " + args.reference + " | exposed tp comm [s] | idle [s] | peak memory [GB] |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:

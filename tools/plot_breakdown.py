@@ -6,7 +6,8 @@ time is written above each bar.
 
 Usage: tools/plot_breakdown.py results/<run> [results/<run> ...] [--labels a,b,...] [--fraction]
                                [--out breakdown.png ...]
-A run is an output directory or its summary.json. The output format follows the file extension (png, pdf, svg);
+A run is an output directory or its summary.json (a run under failures: the breakdown of its failure-free job,
+summary.json's failure_free_run). The output format follows the file extension (png, pdf, svg);
 --out may be repeated.
 """
 import argparse
@@ -28,6 +29,8 @@ def load(run):
     if not os.path.exists(path):
         raise SystemExit(f"{run}: no summary.json (give an llmsim output directory or its summary.json)")
     summary = json.load(open(path))
+    if "faults" in summary and "failure_free_run" in summary:  # a run under failures: its failure-free job
+        summary = dict(summary["failure_free_run"], scenario=summary.get("scenario", run))
     if "time_breakdown_s" not in summary:
         raise SystemExit(f"{path}: no time_breakdown_s (a training run that fits in memory has one; status "
                          f"{summary.get('status', '?')})")

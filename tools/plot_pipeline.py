@@ -57,9 +57,16 @@ def main():
                 seen.add(key)
                 chosen.append(r)
         ranks = chosen
+    missing = sorted(set(ranks) - {e["pid"] for e in boxes})
+    if missing:
+        raise SystemExit(f"--ranks {args.ranks}: {missing[0]} has no events in {args.trace} (traced: "
+                         f"{', '.join(str(r) for r in sorted({e['pid'] for e in boxes}))})")
     row = {r: i for i, r in enumerate(ranks)}
+    last = max(e["ts"] + e["dur"] for e in boxes) / 1e6
     t0 = args.start if args.start is not None else 0.0
-    t1 = args.end if args.end is not None else max(e["ts"] + e["dur"] for e in boxes) / 1e6
+    t1 = args.end if args.end is not None else last
+    if not t0 < t1 or t0 >= last:
+        raise SystemExit(f"--start {t0:g} --end {t1:g}: an empty window (the trace spans 0-{last:g} s)")
 
     # Boxes per (GPU, stream), time-ordered; touching boxes of the same kind and micro-batch merge (a braided
     # or unit-level run has many small ones), then each (GPU, stream, kind) is drawn in one call.

@@ -88,7 +88,8 @@ json stage_breakdowns(const Recorder& rec, const workload::Workload& w, double i
 
 namespace {
 /// The layout as run: Megatron's combined 1F1B counts as applied when asked for (interleaved-1f1b ep_overlap) and
-/// a steady phase pairs a forward with a backward on some stage (with every forward a warm-up forward there is none).
+/// a steady phase pairs a forward with a backward on some stage (with every forward a warm-up forward there is none);
+/// the tp overlap as it ran (none without tp collectives).
 json parallelism_summary(const scenario::Scenario& s, const workload::TrainingPlan& plan) {
   const auto& schedule = s.strategies.pipeline_schedule;
   const auto pairs = [](const workload::StagePlan& st) {
@@ -96,10 +97,19 @@ json parallelism_summary(const scenario::Scenario& s, const workload::TrainingPl
   };
   const bool ep_overlap = schedule.params.has("ep_overlap") && schedule.params.flag("ep_overlap") &&
                           std::any_of(plan.stages.begin(), plan.stages.end(), pairs);
+  // tp_comm_overlap "wgrad" hides a whole backward's tp collectives behind its weight gradients: a schedule that
+  // splits every backward into B and W passes (zb-h1, zb-v) leaves nothing beside them, so none ran.
+  const auto whole_backward = [](const workload::StagePlan& st) {
+    return std::any_of(st.order.begin(), st.order.end(),
+                       [](const auto& t) { return t.pass == strategy::PipelineTask::Pass::Backward; });
+  };
+  const std::string& asked = s.parallelism.tp_comm_overlap;
+  const bool idle_wgrad = asked == "wgrad" && std::none_of(plan.stages.begin(), plan.stages.end(), whole_backward);
   return {{"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}, {"dp", s.parallelism.dp},
           {"cp", s.parallelism.cp}, {"ep", s.parallelism.ep}, {"virtual_stages", plan.virtual_stages},
           {"micro_batches", plan.micro_batches}, {"pipeline_schedule", schedule.name},
           {"overlap_p2p_comm", plan.p2p_overlapped}, {"ep_overlap", ep_overlap},
+          {"tp_comm_overlap", s.parallelism.tp > 1 && !idle_wgrad ? asked : std::string("none")},
           {"simulated_dp", plan.layout.simulated_dp}};
 }
 

@@ -295,7 +295,7 @@ FieldList parallelism_fields() {
                     "(the backward's input-gradient all-reduce runs beside the weight-gradient GEMM of the same "
                     "column-parallel layer, Megatron's async all-reduce; not in a split B/W backward); pipelined (each "
                     "tp collective of a unit is split into tp pieces pipelined with its GEMM, Wang et al. ASPLOS'23; "
-                    "needs sequence_parallel)")
+                    "needs sequence_parallel; summary.json parallelism.tp_comm_overlap: what ran, none where nothing could)")
           .with_default("none"),
       Field::boolean("overlap_p2p_comm",
                      "Megatron-Core's overlap_p2p_comm: a stage's pipeline sends stay in flight while it computes, "

@@ -32,16 +32,6 @@ std::unique_ptr<PipelineSchedule> make_pipeline_schedule(const scenario::Scenari
                         "the " + choice.name + " schedule needs at least " + std::to_string(least) + " micro-batches per pipeline with pp " +
                             std::to_string(s.parallelism.pp) + ", this scenario has " + std::to_string(m) +
                             " (global_batch / (micro_batch * dp)): raise global_batch or lower micro_batch");
-  if (s.kind == "training" && s.parallelism.tp > 1 && s.parallelism.tp_comm_overlap == "wgrad") {
-    // "wgrad" hides a backward's tp collectives behind the same layer's weight-gradient GEMMs: a schedule that
-    // runs every backward as B and W passes of their own leaves nothing beside them.
-    const auto order = schedule->stage_order({s.parallelism.pp, 0, std::max(m, least)});
-    if (std::none_of(order.begin(), order.end(), [](const PipelineTask& t) { return t.pass == PipelineTask::Pass::Backward; }))
-      throw ScenarioError("/parallelism/tp_comm_overlap",
-                          "\"wgrad\" overlaps a backward's tp collectives with its weight gradients, and the " + choice.name +
-                              " schedule computes them in W passes of their own: use \"none\" (or \"pipelined\" with "
-                              "sequence parallelism)");
-  }
   return schedule;
 }
 

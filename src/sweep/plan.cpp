@@ -176,13 +176,15 @@ SweepDefinition load_definition(const SweepDir& dir) {
 std::vector<Point> load_points(const SweepDir& dir) {
   std::vector<Point> points;
   std::stringstream lines(read_text(dir.plan()));
+  size_t number = 0;
   for (std::string line; std::getline(lines, line);) {
+    const std::string where = dir.plan().string() + ":" + std::to_string(++number);  // each line is one JSON text
     try {
-      const auto j = scenario::parse_json_text(line, dir.plan().string());
+      const auto j = scenario::parse_json_text(line, where);
       points.push_back({j.at("index").get<size_t>(), j.at("id").get<std::string>(),
                         j.at("set").get<std::vector<std::string>>(), j.at("params")});
     } catch (const json::exception& e) {
-      throw ScenarioError(dir.plan().string(), "not a plan written by llmsim sweep: " + scenario::json_reason(e));
+      throw ScenarioError(where, "not a plan written by llmsim sweep: " + scenario::json_reason(e));
     }
   }
   if (points.empty()) throw ScenarioError(dir.plan().string(), "no points (missing or empty plan)");

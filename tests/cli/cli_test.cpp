@@ -88,8 +88,8 @@ TEST_F(Cli, NoSubcommandExits2) {
 TEST_F(Cli, UnknownListTopicExits2) {
   EXPECT_EQ(run("list gizmos").code, 2);
   // Without a category the one line names them (CLI11's "category is required" did not).
-  expect_input_error(run("list"), "list: give a category (hardware, models, topologies, strategies, routing, faults "
-                                  "or serving)");
+  expect_input_error(run("list"), "list: give a category (hardware, models, topologies, software, engines, "
+                                  "strategies, routing, faults or serving)");
 }
 
 TEST_F(Cli, Version) {
@@ -111,6 +111,18 @@ TEST_F(Cli, ListHardware) {
   const auto r = run("list hardware");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("A100-SXM4-80GB"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, ListSoftwareAndEngines) {
+  // Every preset of configs/software and configs/engines, as the reference names them.
+  const auto software = run("list software");
+  EXPECT_EQ(software.code, 0) << software.err;
+  for (const char* name : {"megatron-2021", "nemo-24.07", "megatron-bridge-25.11", "deepspeed-2021"})
+    EXPECT_NE(software.out.find("  " + std::string(name) + " - "), std::string::npos) << name << software.out;
+  const auto engines = run("list engines");
+  EXPECT_EQ(engines.code, 0) << engines.err;
+  for (const char* name : {"vllm-2023", "tensorrt-llm-0.17"})
+    EXPECT_NE(engines.out.find("  " + std::string(name) + " - "), std::string::npos) << name << engines.out;
 }
 
 TEST_F(Cli, ListModels) {
@@ -335,4 +347,17 @@ TEST_F(Cli, EmptyOutputPathIsAnError) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "results"));
+}
+
+TEST_F(Cli, TheSummarySaysWhichTpOverlapRan) {
+  // STP's setting (tp 8) asks for "wgrad": it hides a whole backward's tp all-reduces behind the same layer's
+  // weight gradients. Interleaved 1F1B runs whole backwards; zb-v splits every backward into B and W passes, so
+  // nothing runs beside them and the iteration is that of no overlap.
+  const std::string stp = "scenarios/pipeline/stp-qwen2-12b-a800.json", quiet = "--set output.trace=false ";
+  const auto interleaved = run_summary(stp, quiet + "--set strategies.pipeline_schedule=interleaved-1f1b");
+  EXPECT_EQ(interleaved["parallelism"]["tp_comm_overlap"], "wgrad");
+  const auto zb = run_summary(stp, quiet + "--set strategies.pipeline_schedule=zb-v");
+  const auto zb_none = run_summary(stp, quiet + "--set strategies.pipeline_schedule=zb-v --set parallelism.tp_comm_overlap=none");
+  EXPECT_EQ(zb["parallelism"]["tp_comm_overlap"], "none");
+  EXPECT_DOUBLE_EQ(zb["iteration_time_s"].get<double>(), zb_none["iteration_time_s"].get<double>());
 }

@@ -516,19 +516,6 @@ TEST(LoaderError, AMoeChipletSystemTakesNoSettingItDoesNotModel) {
   }
 }
 
-TEST(LoaderError, WgradOverlapNeedsAScheduleWithWholeBackwards) {
-  // tp_comm_overlap "wgrad" hides a backward's tp collectives behind its weight gradients; zero-bubble schedules
-  // run those as W passes of their own (the iteration time did not move).
-  for (const std::string schedule : {"zb-h1", "zb-v"}) {
-    const auto e = llmsim::test::error_of([&] {
-      llmsim::test::shipped("scenarios/default.json",
-                            {"strategies.pipeline_schedule=" + schedule, "parallelism.tp_comm_overlap=wgrad"});
-    });
-    EXPECT_EQ(e.path(), "/parallelism/tp_comm_overlap") << schedule;
-  }
-  EXPECT_NO_THROW(llmsim::test::shipped("scenarios/default.json", {"parallelism.tp_comm_overlap=wgrad"}));
-}
-
 TEST(LoaderError, TokenCopyRulesNeedAnAllToAll) {
   // A MoE model with ep 1 exchanges no tokens; a serving replica splits its experts over tp.
   const auto moe = llmsim::test::error_of([] {

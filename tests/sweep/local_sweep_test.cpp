@@ -315,6 +315,13 @@ TEST_F(Sweep, AResumedSweepWhosePlanIsMissingWritesItAgain) {
   EXPECT_EQ(jsonl(dir_ / "out" / "results.jsonl").size(), 2u);
 }
 
+TEST_F(Sweep, ADamagedPlanNamesItsLine) {
+  // points.jsonl holds one JSON text per line: an error names the file's line, not the position in that line.
+  ASSERT_EQ(run(fast_sweep("--grid parallelism.tp=1,2", "sw")).code, 0);
+  std::ofstream(dir_ / "sw" / "points.jsonl", std::ios::app) << "garbage\n";
+  expect_input_error(run("sweep collect sw"), (dir_ / "sw" / "points.jsonl").string() + ":3: malformed JSON");
+}
+
 TEST_F(Sweep, ASweepFilesAxisIsNamedByItsPlaceInTheFile) {
   const std::string file = write("sweep.json", json::parse(R"({"grid": {"parallelism.tp": [1, -2]}})"));
   expect_input_error(run(fast_sweep("--sweep-file " + file)),
