@@ -29,6 +29,7 @@ namespace {
 scenario::Scenario plain(const scenario::Scenario& s, int nodes) {
   scenario::Scenario p = s;
   p.faults = scenario::Faults{};
+  p.strategies.fault_tolerance = {"none", {}};  // the plain job: no module (a template may be a single node)
   p.cluster.nodes = nodes;
   const long long dp = static_cast<long long>(s.parallelism.dp) * nodes / s.cluster.nodes;
   const long long samples = (s.training.global_batch + dp - 1) / dp, mb = s.training.micro_batch;

@@ -72,7 +72,8 @@ LLMSIM_REGISTER(FaultTolerance, "bamboo",
                                          "simulator.py: a removal only slows the step, no rendezvous)")
                      .at_least(0)
                      .with_default(0.0)},
-                [](const scenario::Params& p, const scenario::Scenario&) {
+                [](const scenario::Params& p, const scenario::Scenario& s) {
+                  require_other_nodes(s, "bamboo");
                   return std::make_unique<Bamboo>(p.seconds("failover_s"));
                 });
 LLMSIM_REGISTER(FaultTolerance, "oobleck",
@@ -85,6 +86,7 @@ LLMSIM_REGISTER(FaultTolerance, "oobleck",
                      .or_auto()
                      .with_default("auto")},
                 [](const scenario::Params& p, const scenario::Scenario& s) {
+                  require_other_nodes(s, "oobleck");
                   return std::make_unique<Oobleck>(p.is_auto("reconfigure_s") ? oobleck_reconfiguration(model::model_params(s.model))
                                                                               : p.seconds("reconfigure_s"));
                 });

@@ -2,10 +2,22 @@
 // Which up node takes over a failed one (bamboo, mecefo), each covering at most one failed node.
 // Nodes are laid out stage-major: consecutive blocks of JobCosts::group_nodes nodes hold the same pipeline stage.
 #include <set>
+#include <string>
+
+#include "llmsim/util/error.hpp"
 
 #include "llmsim/strategy/fault_tolerance.hpp"
 
 namespace llmsim::strategy {
+
+/// Bamboo, Oobleck and MeCeFO carry on without a failed node on the others: a single-node job has none (the
+/// module would charge its costs for a node covering itself). Throws ScenarioError at /strategies/fault_tolerance.
+inline void require_other_nodes(const scenario::Scenario& s, const std::string& module) {
+  if (s.cluster.nodes < 2)
+    throw ScenarioError("/strategies/fault_tolerance", module + " carries on without a failed node on the other "
+                                                       "nodes, and this job has 1 (cluster.nodes >= 2; on one node "
+                                                       "use checkpoint-restart or none)");
+}
 
 enum class Cover {
   /// Bamboo: the node holding the same position in the previous pipeline stage (the stages form a ring; it runs

@@ -114,6 +114,7 @@ LLMSIM_REGISTER(FaultTolerance, "mecefo",
                         .at_least(0)
                         .with_default(10.0)}),
                 [](const scenario::Params& p, const scenario::Scenario& s) {
+                  require_other_nodes(s, "mecefo");
                   if (p.integer("rank") > s.model.hidden)
                     throw ScenarioError("/strategies/fault_tolerance/rank",
                                         "the rank of the FFN gradient approximation is at most the hidden size (" +
