@@ -16,6 +16,11 @@ void connect(sg4::NetZone* zone, NetPoint* a, NetPoint* b, sg4::Link* link) {
   zone->add_route(a, b, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}}, true);
 }
 
+double intra_node_group_bandwidth(const scenario::Cluster& c, double nvlink, int group) {
+  if (c.intra_node != "nvlink-mesh" || c.gpus_per_node < 2) return nvlink;
+  return nvlink * (std::min(group, c.gpus_per_node) - 1) / (c.gpus_per_node - 1);
+}
+
 ClusterPlatform empty_platform(const scenario::Cluster& c, int lane_width) {
   ClusterPlatform out;
   out.nodes = c.nodes;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "llmsim/hardware/power_model.hpp"
+#include "llmsim/platform/node.hpp"
 
 namespace llmsim::serving {
 
@@ -48,7 +49,7 @@ StepModel::StepModel(const scenario::Scenario& s)
   moe_ = {double(moe.experts), double(moe.top_k), double(moe.expert_ffn_hidden)};
   tp_group_.node_of_member.assign(s.parallelism.tp, 0);
   tp_group_.switch_reduction = s.hardware.nvswitch_reduction && s.cluster.intra_node == "nvswitch";
-  links_.intra_bandwidth = cm_.nvlink_bandwidth();
+  links_.intra_bandwidth = platform::intra_node_group_bandwidth(s.cluster, cm_.nvlink_bandwidth(), s.parallelism.tp);
   links_.intra_latency = cm_.nvlink_latency();
   links_.inter_bandwidth = s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
   links_.inter_latency = s.cluster.nic_latency;

@@ -7,6 +7,7 @@
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/model/moe.hpp"
 #include "llmsim/model/transformer.hpp"
+#include "llmsim/platform/node.hpp"
 #include "llmsim/workload/context_parallel.hpp"
 #include "llmsim/workload/kernel_cost.hpp"
 
@@ -85,7 +86,8 @@ class Builder {
       : s_(s), cm_(cm), costs_(costs) {
     const auto x = model::LayerShape::from(s);
     const int t = s.parallelism.tp;
-    const double bytes = model::tp_activation_bytes(x), bw = cm.nvlink_bandwidth(), lat = cm.nvlink_latency();
+    const double bytes = model::tp_activation_bytes(x), lat = cm.nvlink_latency();
+    const double bw = platform::intra_node_group_bandwidth(s.cluster, cm.nvlink_bandwidth(), t);
     ar_ = s.parallelism.sequence_parallel
               ? collectives::ring_time(Kind::AllGather, t, bytes, bw, lat) + collectives::ring_time(Kind::ReduceScatter, t, bytes, bw, lat)
               : collectives::ring_time(Kind::AllReduce, t, bytes, bw, lat);
