@@ -5,19 +5,18 @@ simulator's own (summary.json wall_time_s), the simulated steps and steps per wa
 
 Usage: tools/bench_serving.py [SCENARIO] [--llmsim build/llmsim]
 """
-import argparse
 import json
 import os
 import subprocess
 import tempfile
 import time
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("scenario", nargs="?",
                     default=os.path.join(ROOT, "scenarios", "serving", "llama2-70b-a100-conversation.json"))
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))

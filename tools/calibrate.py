@@ -16,7 +16,6 @@ calibration fields overridden (a dotted name, such as software.efficiency.matmul
 minimises the mean squared relative error with scipy's Nelder-Mead, and prints the fitted values to copy into
 configs/hardware/<preset>.json. Fields not fitted keep the preset's values. Two scenarios run at a time.
 """
-import argparse
 import csv
 import json
 import os
@@ -27,7 +26,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from scipy.optimize import minimize
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOUNDS = {"matmul_efficiency": (0.3, 1.0), "matmul_half_dim": (0.0, 1024.0), "memory_efficiency": (0.3, 1.0),
@@ -122,7 +121,7 @@ def row_pattern(text):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--table", choices=sorted(TABLES), default="megatron-lm-table1")
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
     ap.add_argument("--fit", default="", help="comma-separated fields to fit (default: the table's)")

@@ -11,13 +11,12 @@ serving_matmul_efficiency, for presets whose serving efficiencies come from anot
 
 Usage: tools/calibrate_serving.py GPU [--fit-matmul] [--write]      GPU: A100 or H100
 """
-import argparse
 import csv
 import json
 import math
 import os
 import subprocess
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLMSIM = os.path.join(ROOT, "build", "llmsim")
@@ -63,7 +62,7 @@ def solve3(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("gpu", choices=sorted(PRESETS))
     ap.add_argument("--fit-matmul", action="store_true")
     ap.add_argument("--write", action="store_true", help="write the fitted values into configs/engines/vllm-2023.json")

@@ -17,7 +17,6 @@ layers * ceil(log2 tp) * steps * hop + (1 / moe_multiplier - 1) * K_moe.
 
 Usage: tools/calibrate_trtllm.py GPU [--grid M;M;H] [--at M,M,H] [--waves N] [--write] [--table]   GPU: H100 or H200
 """
-import argparse
 import concurrent.futures
 import csv
 import itertools
@@ -26,7 +25,7 @@ import math
 import os
 import subprocess
 import tempfile
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLMSIM = os.path.join(ROOT, "build", "llmsim")
@@ -195,7 +194,7 @@ def write(gpu, eff, x):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("gpu", choices=sorted(PRESETS))
     ap.add_argument("--waves", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=2)

@@ -13,14 +13,13 @@ Usage: tools/check_serving_sweep.py [--table sglang-h200|trtllm-0.14] [--llmsim 
                500 at once); mean TTFT, mean TPOT (= mean ITL with fixed output lengths) and output tokens/s.
 A held-out check: nothing is fitted to either table (docs/calibration.md).
 """
-import argparse
 import csv
 import json
 import os
 import subprocess
 import sys
 import tempfile
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VALIDATION = os.path.join(ROOT, "data", "validation")
@@ -89,7 +88,7 @@ TABLES = {"sglang-h200": ("rate [req/s]", sglang_rows), "trtllm-0.14": ("GPU | m
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--table", choices=sorted(TABLES), default="sglang-h200")
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
     args = ap.parse_args()

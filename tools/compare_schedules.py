@@ -6,16 +6,15 @@ Usage: tools/compare_schedules.py SCENARIO [--schedules interleaved-1f1b,zb-v,st
                                   [--reference interleaved-1f1b] [--set k=v ...] [--llmsim build/llmsim]
 With --pp, each depth runs on pp nodes with dp 1 (the scenario's tp, micro-batch and global batch kept).
 """
-import argparse
 import os
 import tempfile
 
 from llmsim_runs import DEFAULT_LLMSIM, run
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("scenario")
     ap.add_argument("--schedules", default="interleaved-1f1b,zb-v,stp")
     ap.add_argument("--pp", default="", help="comma-separated pipeline depths (default: the scenario's)")

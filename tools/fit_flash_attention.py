@@ -4,12 +4,11 @@
 Usage: tools/fit_flash_attention.py [data/validation/flash-attention-3-h100.csv] [--peak 989.4]
 Prints e_max and s_half per direction and the relative error of every point (docs/precision.md).
 """
-import argparse
 import csv
 
 import numpy as np
 from scipy.optimize import least_squares
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 
 def fit(seq, eff):
@@ -19,7 +18,7 @@ def fit(seq, eff):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("table", nargs="?", default="data/validation/flash-attention-3-h100.csv")
     ap.add_argument("--peak", type=float, default=989.4, help="dense BF16 peak [TFLOP/s] (H100 SXM5)")
     args = ap.parse_args()

@@ -1,9 +1,9 @@
 """Shared helper of the comparison tools: one llmsim run with overrides, its summary and resolved scenario."""
-import argparse
 import json
 import os
 import subprocess
 import sys
+from tool_main import ArgumentParser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_LLMSIM = os.path.join(ROOT, "build", "llmsim")
@@ -24,7 +24,7 @@ def run(llmsim, scenario, overrides, out):
 
 def comparison_parser(doc):
     """Arguments every comparison over scenarios takes: SCENARIO..., --set k=v (repeatable), --llmsim."""
-    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=doc.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("scenarios", nargs="+")
     ap.add_argument("--set", action="append", default=[], help="override passed to every run")
     ap.add_argument("--llmsim", default=DEFAULT_LLMSIM)

@@ -9,12 +9,11 @@ Also writes rows.csv there (scenario file, published tokens/s per GPU), which th
 (tests/validation/published_tables_test.cpp) and tools/calibrate.py read. The files are checked in; rerun after
 changing a row's mapping.
 """
-import argparse
 import csv
 import json
 import os
 import sys
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -216,7 +215,7 @@ TABLES = {"nemo-24.07-h100": ("nemo-24.07-h100-pretrain.csv", nemo_h100),
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("table", choices=sorted(TABLES))
     args = ap.parse_args()
     csv_name, make = TABLES[args.table]

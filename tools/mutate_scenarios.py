@@ -27,7 +27,6 @@ failures grouped by class and the shape of their error (or the mutation, when ll
 each. The last line printed is the summary (`mutation: N cases, ...`). Exit status 0 when
 the harness ran (whatever it found), 2 on bad options.
 """
-import argparse
 import json
 import os
 import random
@@ -41,7 +40,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 REPO = Path(__file__).resolve().parent.parent
 SILENT_TAGS = {"duplicate-key", "trailing-bytes", "unknown-key-null", "null-value"}
@@ -562,7 +561,7 @@ def report(results, opts, seconds):
 # ---- command line ----
 
 def options(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--count", type=int, default=10000, help="mutants (default 10000)")
     p.add_argument("--seed", type=int, default=1, help="seed of the mutants (default 1)")
     p.add_argument("-j", "--jobs", type=int, default=2, help="cases at once (default 2)")

@@ -10,12 +10,11 @@ A run is an output directory or its summary.json (a run under failures: the brea
 summary.json's failure_free_run). The output format follows the file extension (png, pdf, svg);
 --out may be repeated.
 """
-import argparse
 import json
 import os
 
 import paper_style
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 # Stacking order (bottom to top) and legend names; the keys are summary.json's time categories.
 CATEGORIES = [("gemm", "GEMM"), ("attention", "attention"), ("elementwise", "elementwise"), ("optimizer", "optimizer"),
@@ -38,7 +37,7 @@ def load(run):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("runs", nargs="+", help="llmsim training output directories (or their summary.json)")
     ap.add_argument("--labels", default="", help="comma-separated bar labels (default: the scenario names)")
     ap.add_argument("--fraction", action="store_true", help="shares of the iteration instead of seconds")

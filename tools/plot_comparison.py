@@ -10,11 +10,10 @@ published value gets its simulated bar only). For a sweep's results.csv name the
 labels, --y for the simulated value and --published for the reference (omit the column to draw simulated
 values alone). The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import argparse
 import csv
 
 import paper_style
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 
 def number(text, where):
@@ -25,7 +24,7 @@ def number(text, where):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("table", help="CSV file with a header row")
     ap.add_argument("--x", default="label", help="column of the bar labels (default label)")
     ap.add_argument("--y", default="simulated", help="column of the simulated values (default simulated)")

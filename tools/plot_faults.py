@@ -5,16 +5,15 @@ run's failures marked (from its fault_trace.json) and the failure-free throughpu
 Usage: tools/plot_faults.py results/<run> [results/<run> ...] [--out faults.png ...]
 The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import argparse
 import json
 import os
 
 import paper_style
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("runs", nargs="+", help="output directories of llmsim runs with failures")
     paper_style.add_out_argument(ap, "faults.png")
     args = ap.parse_args()

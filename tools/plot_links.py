@@ -8,14 +8,13 @@ Usage: tools/plot_links.py results/<run> [--metric mean|peak|bytes] [--max-fabri
 The metric is the mean utilisation over the run (default), the peak utilisation, or the bytes carried. The
 output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import argparse
 import csv
 import os
 import re
 
 import paper_style
 import matplotlib.pyplot as plt
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 NODE_LINK = re.compile(r"^node(\d+)-([a-z]+)([\d-]*)_(UP|DOWN)$")
 KIND_ORDER = ["nvl", "nvls", "nic"]
@@ -29,7 +28,7 @@ def index_key(index):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("run", help="output directory of an llmsim training run (or its links.csv)")
     ap.add_argument("--metric", choices=sorted(METRICS), default="mean")
     ap.add_argument("--max-fabric", type=int, default=24, help="fabric links drawn (the busiest)")

@@ -6,14 +6,13 @@ to destination device) of one MoE layer, in the style of the expert-placement fi
 Usage: tools/plot_moe.py results/<run> [--layer 0] [--out moe.png ...]
 The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import argparse
 import csv
 import os
 
 import paper_style
 import matplotlib.pyplot as plt
 import matplotlib.ticker
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 
 def read(path, layer):
@@ -21,7 +20,7 @@ def read(path, layer):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("run", help="output directory of an llmsim run of a MoE model")
     ap.add_argument("--layer", type=int, default=0, help="MoE layer (0-based among the MoE layers)")
     paper_style.add_out_argument(ap, "moe.png")

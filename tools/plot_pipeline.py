@@ -8,13 +8,12 @@ Usage: tools/plot_pipeline.py results/default/trace.json [--out timeline.png ...
                               [--start S] [--end S] [--no-labels]
 The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import argparse
 import json
 import re
 
 import paper_style
 from matplotlib.patches import Patch
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 COLOURS = {"F": paper_style.PALETTE[0], "B": paper_style.PALETTE[1], "W": paper_style.PALETTE[2],
            "optimizer": paper_style.PALETTE[4], "comm": paper_style.PALETTE[3], "wait": "#BBBBBB"}
@@ -31,7 +30,7 @@ def kind_of(event):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("trace")
     paper_style.add_out_argument(ap, "timeline.png")
     ap.add_argument("--ranks", default="", help="comma-separated GPU ranks (default: all traced)")

@@ -5,12 +5,11 @@ line per run, SLOs as dashed lines) and the KV-cache use of every replica over t
 Usage: tools/plot_serving.py results/<run> [results/<run> ...] [--out serving.png ...]
 The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import argparse
 import csv
 import os
 
 import paper_style
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 
 def column(rows, key, keep=lambda r: True):
@@ -18,7 +17,7 @@ def column(rows, key, keep=lambda r: True):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("runs", nargs="+", help="output directories of llmsim serving runs")
     paper_style.add_out_argument(ap, "serving.png")
     args = ap.parse_args()

@@ -1,5 +1,6 @@
 """The entry point every tool shares: a run that fails on its input (a missing or malformed file, an llmsim run
 that failed, an output path that cannot be written) ends with one line on stderr and exit code 2, not a traceback."""
+import argparse
 import json
 import os
 import subprocess
@@ -37,3 +38,10 @@ def fail(message):
     """Ends the tool with `message` on one line of stderr, named by the tool, and exit code 2."""
     print(f"{os.path.basename(sys.argv[0])}: error: {' '.join(message.split())}", file=sys.stderr)
     sys.exit(2)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors end the tool as the other input errors do: one line, exit code 2."""
+
+    def error(self, message):
+        fail(f"{message} (see {self.prog} --help)")

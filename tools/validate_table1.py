@@ -5,13 +5,12 @@ Usage: tools/validate_table1.py [--llmsim build/llmsim] [--out results/validatio
 Prints one row per scenario with the error and llmsim's wall time, then the mean absolute error.
 Exit code 0; the bounds are asserted by the test suite (tests/validation/table1_test.cpp), not here.
 """
-import argparse
 import csv
 import json
 import os
 import subprocess
 import sys
-from tool_main import guarded
+from tool_main import ArgumentParser, guarded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -23,7 +22,7 @@ def scenario_for(row):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--llmsim", default=os.path.join(ROOT, "build", "llmsim"))
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "validation"))
     ap.add_argument("--set", action="append", default=[], help="override passed to every run")
