@@ -18,7 +18,7 @@ void connect(sg4::NetZone* zone, NetPoint* a, NetPoint* b, sg4::Link* link) {
 
 double intra_node_group_bandwidth(const scenario::Cluster& c, double nvlink, int group) {
   if (c.intra_node != "nvlink-mesh" || c.gpus_per_node < 2) return nvlink;
-  return nvlink * (std::min(group, c.gpus_per_node) - 1) / (c.gpus_per_node - 1);
+  return nvlink * (std::clamp(group, 2, c.gpus_per_node) - 1) / (c.gpus_per_node - 1);
 }
 
 ClusterPlatform empty_platform(const scenario::Cluster& c, int lane_width) {

@@ -50,12 +50,13 @@ StepModel::StepModel(const scenario::Scenario& s)
   tp_group_.node_of_member.assign(s.parallelism.tp, 0);
   tp_group_.switch_reduction = s.hardware.nvswitch_reduction && s.cluster.intra_node == "nvswitch";
   links_.intra_bandwidth = platform::intra_node_group_bandwidth(s.cluster, cm_.nvlink_bandwidth(), s.parallelism.tp);
+  const double pair_bandwidth = platform::intra_node_group_bandwidth(s.cluster, cm_.nvlink_bandwidth(), 2);
   links_.intra_latency = cm_.nvlink_latency();
   links_.inter_bandwidth = s.cluster.nic_bandwidth * s.hardware.calibration.network_efficiency;
   links_.inter_latency = s.cluster.nic_latency;
   // Consecutive stages sit on the same node while tp * pp fits in it, else they cross the network.
   const bool same_node = s.parallelism.tp * stages_ <= s.cluster.gpus_per_node;
-  stage_send_bandwidth_ = same_node ? links_.intra_bandwidth : links_.inter_bandwidth;
+  stage_send_bandwidth_ = same_node ? pair_bandwidth : links_.inter_bandwidth;  // a send goes to one peer
   stage_send_latency_ = same_node ? links_.intra_latency : links_.inter_latency;
 }
 

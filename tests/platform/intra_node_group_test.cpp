@@ -18,6 +18,18 @@ TEST(IntraNodeGroup, AMeshGivesAGroupOnlyItsLinksToTheOtherMembers) {
   EXPECT_DOUBLE_EQ(platform::intra_node_group_bandwidth(c, 100, 2), 100.0 / 7);
   EXPECT_DOUBLE_EQ(platform::intra_node_group_bandwidth(c, 100, 4), 300.0 / 7);
   EXPECT_DOUBLE_EQ(platform::intra_node_group_bandwidth(c, 100, 8), 100);
+  EXPECT_DOUBLE_EQ(platform::intra_node_group_bandwidth(c, 100, 1), 100.0 / 7);  // no collective; a send's one link
+}
+
+TEST_F(Cli, AServingReplicaOfOneGpuOnAMeshHasNoCollectiveToPay) {
+  // tp 1 has no tp all-reduce and pp 1 no stage send: the step is the same on a mesh as behind a switch (a group of
+  // one got no bandwidth at all and SimGrid aborted on the infinite step).
+  const std::string base = "step-time '" + source("scenarios/regression/serving-vllm.json") +
+                           "' --set parallelism.tp=1 --set model=llama2-7b --decode 8 --context 512 --set cluster.intra_node=";
+  const auto mesh = run(base + "nvlink-mesh"), nvswitch = run(base + "nvswitch");
+  ASSERT_EQ(mesh.code, 0) << mesh.err;
+  EXPECT_EQ(mesh.out, nvswitch.out);
+  EXPECT_EQ(json::parse(mesh.out)["time_ms"].is_number(), true) << mesh.out;
 }
 
 TEST_F(Cli, ATpGroupFillingAMeshNodeCommunicatesAsBehindASwitchAndAPairDoesNot) {

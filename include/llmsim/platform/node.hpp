@@ -38,7 +38,8 @@ void leave_out_node(const scenario::Cluster& c, ClusterPlatform& out);
 /// Per-GPU bandwidth [bytes/s] of a collective among `group` GPUs of one node, for the analytic tp collectives
 /// that do not run on the platform's links: the GPU's whole calibrated NVLink bandwidth `nvlink` behind an NVSwitch;
 /// on a mesh only its links to the group's other members, each 1/(G-1) of it (as the platform's mesh links), which
-/// NCCL uses at once (a channel per link): (group - 1) / (G - 1) of it.
+/// NCCL uses at once (a channel per link): (group - 1) / (G - 1) of it. A group of one has no collective: what it
+/// sends goes to one peer over one link, as a pair's.
 double intra_node_group_bandwidth(const scenario::Cluster& c, double nvlink, int group);
 
 /// An empty platform description for `c` with hosts of `lane_width` GPUs (filled by add_node).
