@@ -181,8 +181,10 @@ json training_summary(const scenario::Scenario& s, const workload::TrainingPlan&
   out["software"] = s.software.name;
   out["model"] = s.model.name;
   out["parallelism"] = parallelism_summary(s, plan);
-  // The cluster's worst cut into two halves of the nodes, per direction (null where the topology cannot say).
-  const double bisection = platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware);
+  // The cluster's worst cut into two halves of the nodes, per direction (null for one node, which has nothing to
+  // cut, and where the topology cannot say).
+  const double bisection =
+      s.cluster.nodes < 2 ? 0 : platform::make_topology(s)->bisection_bandwidth(s.cluster, s.hardware);
   out["bisection_bandwidth_GBps"] = bisection > 0 ? json(bisection / 1e9) : json(nullptr);
   add_memory(s, plan, out);
   if (rec) add_timing(s, plan, *rec, out);

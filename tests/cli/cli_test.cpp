@@ -361,3 +361,10 @@ TEST_F(Cli, TheSummarySaysWhichTpOverlapRan) {
   EXPECT_EQ(zb["parallelism"]["tp_comm_overlap"], "none");
   EXPECT_DOUBLE_EQ(zb["iteration_time_s"].get<double>(), zb_none["iteration_time_s"].get<double>());
 }
+
+TEST_F(Cli, ASingleNodeHasNoBisection) {
+  // One 8-GPU node has nothing to cut into two halves of nodes: null, not half of its own NICs.
+  const auto one = run_summary("scenarios/default.json", "--set output.trace=false --set cluster.nodes=1 "
+                                                         "--set parallelism.pp=1 --set parallelism.tp=8");
+  EXPECT_TRUE(one["bisection_bandwidth_GBps"].is_null()) << one["bisection_bandwidth_GBps"];
+}
