@@ -48,10 +48,11 @@ class Controller {
       const double t1 = now();
       if (stalled) {
         r_.events.push_back({stall_kind, t0, t1, -1});
-        if (stall_kind == "checkpoint") (failed < 0 ? r_.checkpoint_time : r_.stall_time) += t1 - t0;
-        else r_.stall_time += t1 - t0;
-        if (stall_kind == "checkpoint" && failed < 0 && t1 >= stall_until)  // written (not cut by a repair)
+        (stall_kind == "checkpoint" ? writing_ : r_.stall_time) += t1 - t0;
+        if (stall_kind == "checkpoint" && failed < 0 && t1 >= stall_until) {  // written
+          r_.checkpoint_time += writing_, writing_ = 0;
           since_checkpoint_ = 0, ++r_.checkpoints;
+        }
       } else if (T > 0) {
         advance(t0, t1, T);
       } else {
@@ -59,7 +60,8 @@ class Controller {
         r_.events.push_back({"wait", t0, t1, -1});
       }
       if (failed >= 0) {
-        stall_until = stalled && stall_kind != "checkpoint" ? stall_until : 0;  // a checkpoint write is abandoned
+        if (stall_kind == "checkpoint") abandon_write();
+        stall_until = stalled && stall_kind != "checkpoint" ? stall_until : 0;
       } else {  // a repair, a checkpoint due, or the horizon
         if (stalled && t1 >= stall_until) stall_until = 0;
         for (int n : std::set<int>(down_))
@@ -67,12 +69,16 @@ class Controller {
             down_.erase(n);
             r_.events.push_back({"repair", t1, t1, n});
             const double stall = ft_.repair_stall(c_, down_);
-            if (stall > 0) stall_until = std::max(stall_until, t1 + stall), stall_kind = "stall";
+            if (stall > 0) {
+              if (stall_kind == "checkpoint") abandon_write();
+              stall_until = std::max(stall_until, t1 + stall), stall_kind = "stall";
+            }
           }
       }
       // The failure that ended the segment with every other one at the same instant (incl. a node failing again
       // the instant it came back).
       if (const auto now_failed = newly_failed(); failed >= 0 || !now_failed.empty()) {
+        if (stall_kind == "checkpoint") abandon_write();
         for (int n : now_failed) stall_until = on_failure(n, stall_until);
         stall_kind = "stall";
         continue;
@@ -82,6 +88,7 @@ class Controller {
         stall_kind = "checkpoint";
       }
     }
+    r_.checkpoint_time += writing_;  // a write the horizon cut: time spent writing, not a checkpoint
     if (r_.stopped_at >= 0) r_.events.push_back({"stop", r_.stopped_at, r_.stopped_at, -1});
   }
 
@@ -187,6 +194,10 @@ class Controller {
   sg4::Host* self_;
   double checkpoint_every_ = 0, write_ = 0;  // [iterations], [s]
   double since_checkpoint_ = 0;              // iterations since the last checkpoint (all, without checkpoints)
+  double writing_ = 0;                       // [s] spent on the checkpoint write under way
+
+  /// The write under way is given up (a failure, or a repair's stall, takes its place): its time was a stall.
+  void abandon_write() { r_.stall_time += writing_, writing_ = 0; }
   std::set<int> down_;
   std::map<int, double> up_at_;
   std::vector<std::vector<Failure>> failures_of_node_;  // in time order

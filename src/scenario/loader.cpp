@@ -13,6 +13,7 @@
 
 #include "llmsim/scenario/engine_preset.hpp"
 #include "llmsim/scenario/field_json.hpp"
+#include "llmsim/scenario/kind_fields.hpp"
 #include "llmsim/scenario/reference.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/scenario/typed.hpp"
@@ -211,7 +212,18 @@ std::map<std::string, PresetOrigin> expand_presets(json& raw) {
 struct SoftwareDefaults {
   std::set<std::string> filled;
   json shadowed = json::object();  ///< {section: {key: the defaults' value}} for the keys the scenario set itself
+  json values = json::object();    ///< all of them, {section: {key: value}}
 };
+
+/// The software preset's defaults as the scenario got them: applied now, or, for a resolved scenario (its software
+/// section names the preset, without "defaults": its sections already hold them), the named preset's.
+json software_defaults(const json& raw, const SoftwareDefaults& applied) {
+  if (!applied.values.empty() || !raw.contains("software") || !raw["software"].is_object()) return applied.values;
+  const std::string name = raw["software"].value("name", "");
+  const auto names = list_presets("software");
+  if (std::find(names.begin(), names.end(), name) == names.end()) return json::object();
+  return load_preset("software", name, "/software").value("defaults", json::object());
+}
 
 /// The software preset's "defaults" ({section: {field: value}}) fill the fields the scenario leaves out; every
 /// value is validated as if the scenario had it, the shadowed ones too. The key is dropped: the sections hold the
@@ -222,6 +234,7 @@ SoftwareDefaults apply_software_defaults(json& raw) {
   const json defaults = raw["software"]["defaults"];
   raw["software"].erase("defaults");
   if (!defaults.is_object()) throw ScenarioError("/software/defaults", "expected an object of sections");
+  out.values = defaults;
   for (const auto& [section, fields] : defaults.items()) {
     if (!fields.is_object() || (section != "training" && section != "parallelism"))
       throw ScenarioError("/software/defaults/" + pointer_token(section),
@@ -378,6 +391,7 @@ Scenario resolve_expanded(json raw, const std::string& source_dir, const Softwar
   const FieldList fields = scenario_fields(raw);
   check_shadowed(raw, fields, defaults);
   apply_schema(raw, "", fields);
+  if (raw["kind"] == "moe-chiplet") check_chiplet_fields(raw, fields, software_defaults(raw, defaults));
   fill_derived_defaults(raw);
   Scenario s = to_typed(raw);
   s.source_dir = source_dir;

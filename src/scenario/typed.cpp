@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "llmsim/model/precision.hpp"
-#include "llmsim/scenario/families.hpp"
 #include "llmsim/scenario/field_json.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/util/error.hpp"
@@ -614,36 +613,12 @@ void check_module_targets(const Scenario& s) {
     if (set) throw ScenarioError(path, "acts on " + what + ": false only");
 }
 
-/// What a moe-chiplet system does not model stays at its default: its chiplets run each micro-batch layer by layer
-/// (no pipeline schedule), keep what the backward needs (no recomputation), hold their weights in DRAM and exchange
-/// tokens, not collectives (no optimizer step, no ZeRO, no collective algorithm). A value set would be ignored.
-void check_chiplet_settings(const Scenario& s) {
-  const Training t;
-  const Network n;
-  std::string schedule_default;
-  for (const auto& f : families())
-    if (f.path() == "strategies.pipeline_schedule") schedule_default = f.fallback;
-  const std::vector<std::tuple<bool, std::string, std::string>> ignored = {
-      {s.strategies.pipeline_schedule.name != schedule_default, "/strategies/pipeline_schedule", schedule_default},
-      {s.training.recompute != t.recompute, "/training/recompute", t.recompute},
-      {s.training.zero_stage != t.zero_stage, "/training/zero_stage", std::to_string(t.zero_stage)},
-      {s.training.optimizer != t.optimizer, "/training/optimizer", t.optimizer},
-      {s.training.optimizer_state_precision != t.optimizer_state_precision, "/training/optimizer_state_precision",
-       t.optimizer_state_precision},
-      {s.network.collective_algorithm != n.collective_algorithm, "/network/collective_algorithm", n.collective_algorithm}};
-  for (const auto& [set, path, value] : ignored)
-    if (set)
-      throw ScenarioError(path, "a moe-chiplet system does not model it (its chiplets run each micro-batch layer by "
-                                "layer, with no recomputation, optimizer step or collective): leave it at \"" + value + "\"");
-}
-
 void check_cross_fields(const Scenario& s) {
   check_name_and_buckets(s);
   check_layout(s);
   const bool chiplet = s.kind == "moe-chiplet", serving = s.kind == "serving";
   if (serving) check_serving(s);
   check_batch(s, chiplet, serving);
-  if (chiplet) check_chiplet_settings(s);
   check_experts(s, chiplet);
   check_fabric(s, serving);
   const std::string& precision = serving ? s.serving.precision : s.training.precision;

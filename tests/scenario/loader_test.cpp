@@ -500,20 +500,30 @@ TEST(LoaderError, ModuleScopesNeedTheirPartOfTheModel) {
 }
 
 TEST(LoaderError, AMoeChipletSystemTakesNoSettingItDoesNotModel) {
-  // Mozart's chiplets run each micro-batch layer by layer: a schedule, recomputation, an optimizer or a collective
-  // algorithm set there would be ignored (the iteration time did not move).
+  // Mozart's chiplets run each micro-batch layer by layer: a schedule, recomputation, an optimizer, gradient
+  // buckets, tp variants, a rank order, CUDA graphs or a collective algorithm set there would be ignored (the
+  // iteration time did not move).
+  const std::string mozart = "scenarios/moe/mozart-system-olmoe-1b-7b.json";
   for (const auto& [path, set] : std::vector<std::pair<std::string, std::string>>{
            {"/strategies/pipeline_schedule", "strategies.pipeline_schedule=zb-v"},
            {"/training/zero_stage", "training.zero_stage=3"},
            {"/training/recompute", "training.recompute=full"},
            {"/training/optimizer", "training.optimizer=sgd"},
+           {"/training/grad_bucket_MB", "training.grad_bucket_MB=20"},
+           {"/training/overlap_grad_reduce", "training.overlap_grad_reduce=false"},
+           {"/training/cuda_graph", "training.cuda_graph.attn=true"},
+           {"/parallelism/tp_variant", "parallelism.tp_variant=fal"},
+           {"/parallelism/rank_order", "parallelism.rank_order=tp-dp-cp-pp"},
            {"/network/collective_algorithm", "network.collective_algorithm=ring"}}) {
-    const auto e = llmsim::test::error_of([&] {
-      llmsim::test::shipped("scenarios/moe/mozart-system-olmoe-1b-7b.json", {set});
-    });
+    const auto e = llmsim::test::error_of([&] { llmsim::test::shipped(mozart, {set}); });
     EXPECT_EQ(e.path(), path) << set;
     EXPECT_TRUE(contains(e.what(), "a moe-chiplet system does not model it")) << e.what();
   }
+  // A default written out is fine, and so is what a software preset's defaults give (deepspeed-2021: ZeRO-1,
+  // no overlapped gradient reduction), also in the resolved scenario, which writes them out.
+  EXPECT_NO_THROW(llmsim::test::shipped(mozart, {"training.grad_bucket_MB=40", "training.optimizer=adam"}));
+  const auto deepspeed = llmsim::test::shipped(mozart, {"software=deepspeed-2021"});
+  EXPECT_NO_THROW(sc::resolve(deepspeed.resolved));
 }
 
 TEST(LoaderError, TokenCopyRulesNeedAnAllToAll) {

@@ -101,8 +101,8 @@ void swap_in(ReplicaQueues& q, Batch& b) {
   }
 }
 
-void admit_prefilled(ReplicaQueues& q, const std::function<long(const Sequence&)>& reserve) {
-  while (!q.waiting.empty() && !q.waiting.front()->in_prefill()) {
+void admit_prefilled(ReplicaQueues& q, int max_running, const std::function<long(const Sequence&)>& reserve) {
+  while (!q.waiting.empty() && !q.waiting.front()->in_prefill() && static_cast<int>(q.running.size()) < max_running) {
     Sequence* s = q.waiting.front();
     if (!grow(q, *s, reserve ? std::max<long>(s->computed, reserve(*s)) : s->computed)) return;
     q.waiting.pop_front();

@@ -24,9 +24,10 @@ void schedule_decodes(ReplicaQueues& q, Batch& b);
 /// Brings swapped sequences back (oldest first) while their blocks fit above the watermark.
 void swap_in(ReplicaQueues& q, Batch& b);
 /// Admits waiting sequences that arrive prefilled (a disaggregated decode replica), oldest first, while their
-/// blocks fit; they decode from the next step on. `reserve(s)`: the tokens a scheduler that reserves KV up front
-/// (orca, inflight) grants at admission, so that its decodes never need a block; without it, the computed tokens.
-void admit_prefilled(ReplicaQueues& q, const std::function<long(const Sequence&)>& reserve = {});
+/// blocks fit and fewer than `max_running` run; they decode from the next step on. `reserve(s)`: the tokens a
+/// scheduler that reserves KV up front (orca, inflight) grants at admission, so that its decodes never need a
+/// block; without it, the computed tokens.
+void admit_prefilled(ReplicaQueues& q, int max_running, const std::function<long(const Sequence&)>& reserve = {});
 /// True if `blocks` more can be taken leaving the watermark free.
 bool above_watermark(const ReplicaQueues& q, long blocks);
 /// Tokens a request reserves up front (orca, static): max(reserve, its prefill), at most the whole cache.

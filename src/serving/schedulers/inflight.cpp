@@ -11,7 +11,7 @@ class Inflight final : public Scheduler {
   Inflight(int tokens, int max_batch) : tokens_(tokens), max_batch_(max_batch) {}
   Batch next(ReplicaQueues& q) override {
     Batch b;
-    admit_prefilled(q, [&](const Sequence& s) { return reservation(q, s, whole(s)); });
+    admit_prefilled(q, max_batch_, [&](const Sequence& s) { return reservation(q, s, whole(s)); });
     schedule_decodes(q, b);  // within the reservation: no block is ever short
     int budget = continue_prefills(q, tokens_ - static_cast<int>(b.entries.size()), b);  // contexts under way
     while (budget > 0 && !q.waiting.empty() && static_cast<int>(q.running.size()) < max_batch_) {

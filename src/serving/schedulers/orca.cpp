@@ -9,7 +9,7 @@ class Orca final : public Scheduler {
   Orca(BatchLimits l, int reserve) : l_(l), reserve_(reserve) {}
   Batch next(ReplicaQueues& q) override {
     Batch b;
-    admit_prefilled(q, [&](const Sequence& s) { return reservation(q, s, reserve_); });
+    admit_prefilled(q, l_.max_batch_size, [&](const Sequence& s) { return reservation(q, s, reserve_); });
     schedule_decodes(q, b);  // within the reservation: no block is ever short
     int tokens = static_cast<int>(b.entries.size());
     while (!q.waiting.empty() && static_cast<int>(q.running.size()) < l_.max_batch_size) {

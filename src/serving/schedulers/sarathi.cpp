@@ -11,7 +11,7 @@ class Sarathi final : public Scheduler {
   Sarathi(int chunk, int max_batch) : chunk_(chunk), max_batch_(max_batch) {}
   Batch next(ReplicaQueues& q) override {
     Batch b;
-    admit_prefilled(q);
+    admit_prefilled(q, max_batch_);
     swap_in(q, b);
     schedule_decodes(q, b);
     int budget = continue_prefills(q, chunk_ - static_cast<int>(b.entries.size()), b);  // prefills under way

@@ -9,7 +9,7 @@ class Vllm final : public Scheduler {
   explicit Vllm(BatchLimits l) : l_(l) {}
   Batch next(ReplicaQueues& q) override {
     Batch b;
-    admit_prefilled(q);
+    admit_prefilled(q, l_.max_batch_size);
     if (q.swapped.empty()) {
       int tokens = 0;
       while (!q.waiting.empty() && static_cast<int>(q.running.size()) < l_.max_batch_size) {
