@@ -7,10 +7,9 @@ Usage: tools/bench_serving.py [SCENARIO] [--llmsim build/llmsim]
 """
 import json
 import os
-import subprocess
 import tempfile
 import time
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, run_llmsim
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -23,8 +22,8 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as out:
         start = time.monotonic()
-        subprocess.run([args.llmsim, "run", args.scenario, "--out", os.path.join(out, "run"), "--log-level", "warn"],
-                       check=True, stdout=subprocess.DEVNULL)
+        run_llmsim([args.llmsim, "run", args.scenario, "--out", os.path.join(out, "run"), "--log-level", "warn"],
+                   "llmsim run")
         wall = time.monotonic() - start
         s = json.load(open(os.path.join(out, "run", "summary.json")))
     sv = s["serving"]

@@ -207,6 +207,10 @@ def main():
                     "docs/calibration.md)")
     ap.add_argument("--hop-us", type=float, help="hold collective_hop_us at this measured value (fit the others)")
     args = ap.parse_args()
+    if args.hop_us is not None and not 0 <= args.hop_us <= 1e4:  # also refuses nan
+        raise SystemExit(f"--hop-us {args.hop_us}: a measured hop cost, 0 to 10000 us")
+    if args.waves < 1:
+        raise SystemExit(f"--waves {args.waves}: at least 1 wave of requests")
     hop = args.hop_us * 1e-6 if args.hop_us is not None else None
     table = rows(args.gpu)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

@@ -22,6 +22,8 @@ def main():
     args = ap.parse_args()
 
     pipelines = args.pipelines.split(",")
+    if args.reference not in pipelines:
+        raise SystemExit(f"--reference {args.reference}: not one of --pipelines ({args.pipelines})")
     print(f"| model | pipeline | iteration [s] | vs {args.reference} | exposed ep_comm [s] | exposed dp_comm [s] | S_p |"
           " energy [kJ/iteration] | peak memory [GiB] |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -22,9 +22,14 @@ def main():
     ap.add_argument("table", nargs="?", default="data/validation/flash-attention-3-h100.csv")
     ap.add_argument("--peak", type=float, default=989.4, help="dense BF16 peak [TFLOP/s] (H100 SXM5)")
     args = ap.parse_args()
+    if not args.peak > 0:
+        raise SystemExit(f"--peak {args.peak}: a peak in TFLOP/s above 0")
     rows = list(csv.DictReader(open(args.table)))
     for direction in ("forward", "backward"):
-        sel = [r for r in rows if r["direction"] == direction]
+        sel = [r for r in rows if r.get("direction") == direction]
+        if len(sel) < 2:
+            raise SystemExit(f"{args.table}: {len(sel)} {direction} rows (columns direction, seq_len, tflops; at "
+                             "least 2 per direction to fit the curve's 2 parameters)")
         seq = np.array([float(r["seq_len"]) for r in sel])
         eff = np.array([float(r["tflops"]) for r in sel]) / args.peak
         (e_max, half), residual = fit(seq, eff)

@@ -1,9 +1,7 @@
 """Shared helper of the comparison tools: one llmsim run with overrides, its summary and resolved scenario."""
 import json
 import os
-import subprocess
-import sys
-from tool_main import ArgumentParser
+from tool_main import ArgumentParser, run_llmsim
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_LLMSIM = os.path.join(ROOT, "build", "llmsim")
@@ -15,9 +13,7 @@ def run(llmsim, scenario, overrides, out):
     cmd = [llmsim, "run", scenario, "--out", out, "--set", "output.trace=false", "--log-level", "warn"]
     for o in overrides:
         cmd += ["--set", o]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"llmsim failed ({' '.join(overrides)}): {done.stderr.strip()}")
+    run_llmsim(cmd, f"llmsim ({' '.join(overrides)})")
     return (json.load(open(os.path.join(out, "summary.json"))),
             json.load(open(os.path.join(out, "scenario.resolved.json"))))
 

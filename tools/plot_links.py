@@ -31,9 +31,11 @@ def main():
     ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("run", help="output directory of an llmsim training run (or its links.csv)")
     ap.add_argument("--metric", choices=sorted(METRICS), default="mean")
-    ap.add_argument("--max-fabric", type=int, default=24, help="fabric links drawn (the busiest)")
+    ap.add_argument("--max-fabric", type=int, default=24, help="fabric links drawn (the busiest, at least 1)")
     paper_style.add_out_argument(ap, "links.png")
     args = ap.parse_args()
+    if args.max_fabric < 1:
+        raise SystemExit(f"--max-fabric {args.max_fabric}: at least 1 link")
 
     path = os.path.join(args.run, "links.csv") if os.path.isdir(args.run) else args.run
     if not os.path.exists(path):

@@ -8,9 +8,8 @@ Exit code 0; the bounds are asserted by the test suite (tests/validation/table1_
 import csv
 import json
 import os
-import subprocess
 import sys
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, run_llmsim
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,6 +30,10 @@ def main():
 
     rows = list(csv.DictReader(open(os.path.join(ROOT, "data", "validation", "megatron-lm-table1.csv"))))
     wanted = set(args.rows.split(",")) if args.rows else None
+    unknown = sorted((wanted or set()) - {scenario_for(row)[0] for row in rows})
+    if unknown:
+        raise SystemExit(f"--rows {args.rows}: no Table 1 row {unknown[0]} (rows: "
+                         f"{', '.join(scenario_for(row)[0] for row in rows)})")
     print(f"{'model':<12}{'gpus':>6}{'tp':>4}{'pp':>4}{'published':>11}{'simulated':>11}{'error':>9}{'wall_s':>9}")
     errors = []
     for row in rows:
@@ -41,7 +44,7 @@ def main():
         cmd = [args.llmsim, "run", path, "--out", out, "--log-level", "warn"]
         for s in args.set:
             cmd += ["--set", s]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        run_llmsim(cmd, f"llmsim on {name}")
         summary = json.load(open(os.path.join(out, "summary.json")))
         sim = summary["hardware_tflops_per_gpu"]
         pub = float(row["tflops_per_gpu"])
