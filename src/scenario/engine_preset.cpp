@@ -1,5 +1,8 @@
 #include "llmsim/scenario/engine_preset.hpp"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "llmsim/scenario/loader.hpp"
 #include "llmsim/util/error.hpp"
 #include "llmsim/util/limits.hpp"
@@ -52,6 +55,28 @@ json engine_values(const json& preset, const json& own, const std::string& hardw
                                                joined(kFitted) + " in serving.engine, or choose another engine)");
   }
   return out;
+}
+
+/// An engine preset holds its name (its file's), a description and source, its scheduler and cache defaults, and
+/// fits on hardware presets of the fitted numbers only: anything else would be ignored.
+void check_engine_preset(const json& preset, const std::string& name) {
+  const std::string file = (std::filesystem::path(config_dir()) / "engines" / (name + ".json")).string();
+  for (const auto& [key, value] : preset.items())
+    if (key != "name" && key != "description" && key != "source" && key != "defaults" && key != "fits")
+      throw ScenarioError(file, "unknown key \"" + key + "\" (allowed: name, description, source, defaults, fits)");
+  if (preset.value("name", json(name)) != json(name))
+    throw ScenarioError(file, "its \"name\" is " + preset["name"].dump() + "; an engine preset is named by its file, \"" +
+                                  name + "\"");
+  const auto devices = list_presets("hardware");
+  const json fits = preset.value("fits", json::object());
+  for (const auto& [device, fit] : fits.items()) {
+    if (std::find(devices.begin(), devices.end(), device) == devices.end())
+      throw ScenarioError(file, "fits: \"" + device + "\" is no hardware preset (one of: " + joined(devices) + ")");
+    for (const auto& [key, value] : fit.items())
+      if (key != "matmul_half_dim" && std::find(kFitted.begin(), kFitted.end(), key) == kFitted.end())
+        throw ScenarioError(file, "fits/" + device + ": unknown key \"" + key + "\" (allowed: " + joined(kFitted) +
+                                      ", matmul_half_dim)");
+  }
 }
 
 /// Writes the engine's defaults beneath the scenario's serving section.
@@ -110,6 +135,7 @@ void expand_engine(json& raw) {
   json& own = engine_choice(serving);
   if (!own.is_object()) return;
   const json preset = load_preset("engines", own["name"].get<std::string>(), "/serving/engine/name");
+  check_engine_preset(preset, own["name"].get<std::string>());
   const json& hw = raw.value("hardware", json::object());
   const std::string hardware = hw.is_object() && hw.contains("name") && hw["name"].is_string() ? hw["name"] : "";
   own = engine_values(preset, own, hardware);

@@ -146,9 +146,15 @@ void apply_override(json& scenario, const std::string& assignment) {
     if (depth == 1 && node->is_string() && is_preset_section(pointer))
       *node = json{{"preset", node->get<std::string>()}};
     // A family given as a member name becomes {"name": name}, so that its parameters can be set.
-    if (depth >= 1 && node->is_string() && is_family_field(pointer)) *node = json{{"name", node->get<std::string>()}};
-    if (!node->is_object() && !node->is_null())
-      throw ScenarioError(pointer.empty() ? "/" : pointer, "cannot set a field inside a non-object value");
+    // So does the serving engine given by its preset name.
+    if (depth >= 1 && node->is_string() && (is_family_field(pointer) || pointer == "/serving/engine"))
+      *node = json{{"name", node->get<std::string>()}};
+    if (!node->is_object() && !node->is_null()) {
+      std::string held = node->dump();
+      if (held.size() > 60) held = held.substr(0, 57) + "...";
+      throw ScenarioError(pointer.empty() ? "/" : pointer, "cannot set a field inside it: it holds " + held +
+                                                               ", not an object");
+    }
     pointer += "/" + pointer_token(part);
     node = &(*node)[part];
   }

@@ -44,3 +44,31 @@ TEST_F(Cli, APartialSectionNamedLikeAPresetIsRefusedAndAResolvedOneLoads) {
 }
 
 }  // namespace
+
+TEST_F(Cli, AnEnginePresetHoldsOnlyWhatAnEngineReads) {
+  // An unknown key, a "name" other than its file's, or a fit on no hardware preset was accepted and ignored; each
+  // is an error naming the engine's file. The engine given by its name takes --set of its fields.
+  const fs::path configs = dir_ / "configs", preset = configs / "engines" / "vllm-2023.json";
+  const json original = json::parse(read_file(source("configs/engines/vllm-2023.json")));
+  const std::string scenario = "validate '" + source("scenarios/regression/serving-vllm.json") + "'";
+  fs::copy(source("configs"), configs, fs::copy_options::recursive);
+  const char* previous = std::getenv("LLMSIM_CONFIG_DIR");
+  const std::string restore = previous ? previous : "";
+  ::setenv("LLMSIM_CONFIG_DIR", configs.c_str(), 1);
+  std::vector<std::pair<json, std::string>> cases;
+  json extra = original, renamed = original, device = original;
+  extra["extra"] = 1;
+  renamed["name"] = "other";
+  device["fits"]["B9000"] = original["fits"]["A100-SXM4-80GB"];
+  cases = {{extra, "unknown key \"extra\""}, {renamed, "its \"name\" is \"other\""}, {device, "fits: \"B9000\" is no hardware preset"}};
+  std::vector<Result> results;
+  for (const auto& [content, message] : cases) {
+    std::ofstream(preset) << content.dump(2);
+    results.push_back(run(scenario));
+  }
+  previous ? ::setenv("LLMSIM_CONFIG_DIR", restore.c_str(), 1) : ::unsetenv("LLMSIM_CONFIG_DIR");
+  for (size_t i = 0; i < cases.size(); ++i) expect_input_error(results[i], preset.string() + ": " + cases[i].second);
+  const auto set = run(scenario + " --set serving.engine=vllm-2023 --set serving.engine.step_overhead_us=1");
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_EQ(json::parse(set.out)["serving"]["engine"]["step_overhead_us"], 1);
+}

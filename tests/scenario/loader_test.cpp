@@ -722,7 +722,7 @@ TEST(LoaderOverride, IntoTopLevelStringFieldThrows) {
     ADD_FAILURE() << "no error; scenario name became " << raw["name"].dump();
   } catch (const ScenarioError& e) {
     EXPECT_EQ(e.path(), "/name");
-    EXPECT_TRUE(contains(e.what(), "non-object")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "cannot set a field inside it: it holds \"default\", not an object")) << e.what();
   }
 }
 
