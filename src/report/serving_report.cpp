@@ -105,7 +105,7 @@ RequestTotals request_totals(const scenario::Serving& sv, const serving::Serving
 /// The replicas' steps over [first, end): batch sizes, KV use (time-weighted mean, peak), steps and busy time.
 struct StepTotals {
   double kv_mean = 0, kv_peak = 0, busy = 0;
-  long steps = 0;
+  long steps = 0, swapped_out = 0;
   json batch_size;
 };
 
@@ -123,6 +123,7 @@ StepTotals step_totals(const serving::ServingResult& r, double first, double spa
       ++histogram[st.sequences];
       a.kv_peak = std::max(a.kv_peak, static_cast<double>(st.kv_used) / r.kv.blocks);
       a.busy += st.end - st.start;
+      a.swapped_out += st.swapped_out;
       ++a.steps;
     }
   }
@@ -190,6 +191,7 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
         {"peak_utilization", st.kv_peak}}},
       {"batch_size", st.batch_size},
       {"preemptions", a.preemptions},
+      {"swapped_out_blocks", st.swapped_out},
       {"steps", st.steps},
       {"busy_fraction", span > 0 ? st.busy / (span * r.steps.size()) : 0},
   };

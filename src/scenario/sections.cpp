@@ -448,7 +448,7 @@ FieldList serving_fields() {
                                    "what happens to the preempted sequence's KV blocks when blocks run out: dropped "
                                    "and recomputed later, or copied to host memory over PCIe and back")
                          .with_default("recompute"),
-                     Field::number("swap_space_GiB", "GiB", "host memory per GPU for swapped-out KV blocks (vLLM)")
+                     Field::number("swap_space_GiB", "GiB", "host memory per GPU for swapped-out KV blocks (vLLM); a preempted sequence whose blocks do not fit in what is left is recomputed instead (summary.json serving.swapped_out_blocks: the blocks swapped)")
                          .at_least(0).with_default(4.0),
                      Field::integer("blocks", "KV blocks per replica; auto = what HBM leaves after weights and "
                                               "activations (vLLM's num_gpu_blocks_override)")

@@ -45,7 +45,7 @@ double Replica::start(const Batch& b) {
 void Replica::apply(const Batch& b, double start, double end, std::vector<Sequence*>& finished,
                     std::vector<Sequence*>& handoff) {
   StepRecord rec{start, end, 0, 0, static_cast<int>(b.entries.size()), static_cast<int>(b.preempted.size()),
-                 q_.kv.used(), static_cast<int>(q_.waiting.size()), static_cast<int>(q_.running.size())};
+                 q_.kv.used(), b.swap_out_blocks, static_cast<int>(q_.waiting.size()), static_cast<int>(q_.running.size())};
   for (const auto& e : b.entries) {
     Sequence* s = e.seq;
     if (e.tokens == 0) continue;  // a padded slot of a finished sequence

@@ -155,3 +155,24 @@ TEST_F(ServingRun, ACapacitySearchWhoseSlowestProbeSeesNoRequestNamesMaxScale) {
   expect_input_error(run("run '" + file + "' --out out"), message);
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
+
+TEST_F(ServingRun, TheSummaryCountsTheBlocksSwappedOut) {
+  // vLLM with 200 KV blocks of 16 tokens preempts; with 4 GiB of host memory per GPU it swaps the victims' blocks,
+  // with 0.01 GiB (2 blocks: a block is 16 tokens x 2 x 32 layers x 16 KV heads x 128 x 2 bytes = 4 MiB per GPU
+  // at tp 2, and the shortest prompt, 64 tokens, holds 4) it recomputes them instead, which summary.json tells apart.
+  auto j = json::parse(R"({"name": "swap", "kind": "serving", "hardware": "A100-SXM4-80GB",
+      "cluster": {"preset": "selene", "nodes": 1}, "model": "llama2-7b", "parallelism": {"tp": 2, "pp": 1},
+      "serving": {"precision": "fp16", "max_requests": 60, "scheduler": "vllm", "prefill_replicas": 1,
+                  "kv_cache": {"preemption": "swap", "blocks": 200, "swap_space_GiB": 4},
+                  "workload": {"name": "poisson", "rate_rps": 8.0,
+                               "prompt": {"distribution": "uniform", "min": 64, "max": 1024},
+                               "output": {"distribution": "uniform", "min": 8, "max": 256}}},
+      "output": {"trace": false}})");
+  requests(j);
+  EXPECT_GT(summary_["serving"]["preemptions"].get<int>(), 0);
+  EXPECT_GT(summary_["serving"]["swapped_out_blocks"].get<long>(), 0);
+  j["serving"]["kv_cache"]["swap_space_GiB"] = 0.01;
+  requests(j);
+  EXPECT_GT(summary_["serving"]["preemptions"].get<int>(), 0);
+  EXPECT_EQ(summary_["serving"]["swapped_out_blocks"].get<long>(), 0);
+}

@@ -26,6 +26,7 @@ struct StepRecord {
   int sequences = 0;          ///< entries of the batch (incl. padded slots)
   int preemptions = 0;
   long kv_used = 0;           ///< blocks in use during the step
+  long swapped_out = 0;       ///< KV blocks copied to host memory by the step's preemptions (the rest recompute)
   int waiting = 0, running = 0;
 };
 
