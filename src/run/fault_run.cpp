@@ -138,7 +138,8 @@ nlohmann::json run_faults(const scenario::Scenario& s, const std::string& out_di
     templates.push_back({{"nodes", n}, {"iteration_time_s", it > 0 ? nlohmann::json(it) : nlohmann::json(nullptr)},
                          {"parallelism", plain_run["parallelism"]}});
   }
-  spdlog::info("{}: {} failures over {:.1f} h; failure-free iteration {:.3f} s", s.name, failures.size(),
+  spdlog::info("{}: {} failures drawn over {:.1f} h (a job that stops meets only those before); failure-free "
+               "iteration {:.3f} s", s.name, failures.size(),
                s.faults.horizon / 3600, c.iteration);
   const auto timeline = faults::run_timeline(s, failures, *ft, c, mtbf);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -38,7 +38,6 @@ class TopologyScenario : public ::testing::TestWithParam<const char*> {};
 TEST_P(TopologyScenario, RunsTheDefaultTrainingEndToEnd) {
   const auto s = run_topology(GetParam());
   EXPECT_EQ(s["status"], "ok");
-  EXPECT_GT(s["iteration_time_s"].get<double>(), compute_time(s) * (1 - 1e-12));  // the network adds, never removes
   EXPECT_LT(s["hardware_tflops_per_gpu"].get<double>(), 312.0);                   // below the A100 bf16 peak
 }
 
