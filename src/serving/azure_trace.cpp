@@ -88,9 +88,11 @@ std::vector<Request> read_azure(const std::string& file, double start) {
 std::string trace_file(const std::string& trace, const std::string& base_dir) {
   if (trace != "code" && trace != "conversation") {
     const std::string path = trace.empty() ? "" : resolve_path(trace, base_dir);
-    if (trace.empty() || !std::filesystem::exists(path))
+    std::error_code ec;  // a name the file system refuses (too long, ...) is no file either
+    if (trace.empty() || !std::filesystem::exists(path, ec))
       throw ScenarioError("/serving/workload/trace", "\"" + trace + "\" is neither a shipped trace (code, conversation) "
-                                                     "nor a CSV file" + (trace.empty() ? "" : " (" + path + " does not exist)"));
+                                                     "nor a CSV file" + (trace.empty() ? "" : " (" + path + ": " +
+                                                     (ec ? ec.message() : "does not exist") + ")"));
     return path;
   }
   const auto file = std::filesystem::path(scenario::data_dir()) / "azure-llm-2023" /

@@ -56,3 +56,17 @@ TEST(FuzzFindings, VirtualStagesBeyondAnInt) {
 }
 
 }  // namespace
+
+namespace {
+// An Azure trace named by a path longer than a file name may be: std::filesystem::exists threw filesystem_error
+// ("File name too long"), which the fuzz target reports as a crash (the command line turned it into exit 2, without
+// the JSON path).
+TEST(FuzzFindings, AzureTraceNameLongerThanAFileName) {
+  const std::string name(300, 'a');
+  const auto e = error_of_text(R"({"name": "t", "kind": "serving", "hardware": "A100-SXM4-80GB", "model": "llama2-70b",
+      "cluster": {"preset": "selene", "nodes": 1}, "parallelism": {"tp": 4},
+      "serving": {"precision": "fp16", "workload": {"name": "azure-trace", "trace": ")" + name + R"("}}})");
+  EXPECT_EQ(e.path(), "/serving/workload/trace");
+  EXPECT_NE(std::string(e.what()).find("File name too long"), std::string::npos) << e.what();
+}
+}  // namespace
