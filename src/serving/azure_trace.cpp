@@ -91,8 +91,8 @@ std::string trace_file(const std::string& trace, const std::string& base_dir) {
     std::error_code ec;  // a name the file system refuses (too long, ...) is no file either
     if (trace.empty() || !std::filesystem::exists(path, ec))
       throw ScenarioError("/serving/workload/trace", "\"" + trace + "\" is neither a shipped trace (code, conversation) "
-                                                     "nor a CSV file" + (trace.empty() ? "" : " (" + path + ": " +
-                                                     (ec ? ec.message() : "does not exist") + ")"));
+                                                     "nor a CSV file" + (trace.empty() ? "" : " (" + path +
+                                                     (ec ? ": " + ec.message() : " does not exist") + ")"));
     return path;
   }
   const auto file = std::filesystem::path(scenario::data_dir()) / "azure-llm-2023" /
