@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "llmsim/model/precision.hpp"
+#include "llmsim/scenario/families.hpp"
 #include "llmsim/scenario/field_json.hpp"
 #include "llmsim/scenario/sections.hpp"
 #include "llmsim/util/error.hpp"
@@ -458,18 +459,30 @@ void check_serving(const Scenario& s) {
                                                    " s, not after its start (trace_from_s " +
                                                    json(sv.trace_from).dump() + " s); 0 = no end");
 }
+/// The scenario's choices that act on MoE layers only: (JSON path, chosen, default), the defaults read from the
+/// family registry and the parallelism section's schema. A serving scenario has no MoE strategy families.
+std::vector<std::tuple<std::string, std::string, std::string>> moe_choices(const Scenario& s) {
+  std::vector<std::tuple<std::string, std::string, std::string>> out;
+  for (const Family& fam : families()) {
+    const std::string path = fam.path();
+    if ((path == "strategies.moe_pipeline" || path == "strategies.expert_placement" || path == "routing") &&
+        s.choices.count(path))
+      out.emplace_back("/" + (fam.section.empty() ? "" : fam.section + "/") + fam.key, s.choice(path).name,
+                       fam.fallback);
+  }
+  for (const Field& f : parallelism_fields())
+    if (f.key == "ep_dispatch")
+      out.emplace_back("/parallelism/ep_dispatch", s.parallelism.ep_dispatch, std::get<std::string>(*f.default_value));
+  return out;
+}
+
 /// A dense model has no experts: expert parallelism and the MoE strategy families would be ignored, so a value
 /// other than their defaults is an error.
 void check_dense_model(const Scenario& s) {
   if (s.parallelism.ep > 1)
     throw ScenarioError("/parallelism/ep", "ep " + str(s.parallelism.ep) + " needs a MoE model (model.moe.experts > 0)");
-  const std::vector<std::tuple<std::string, std::string, std::string>> families = {
-      {"/strategies/moe_pipeline", s.strategies.moe_pipeline.name, "vanilla-ep"},
-      {"/strategies/expert_placement", s.strategies.expert_placement.name, "contiguous"},
-      {"/routing", s.routing.name, "uniform"},
-      {"/parallelism/ep_dispatch", s.parallelism.ep_dispatch, "per-expert"}};
-  for (const auto& [path, name, plain] : families)
-    if (!name.empty() && name != plain)  // empty: a serving scenario, which has no training strategies
+  for (const auto& [path, name, plain] : moe_choices(s))
+    if (name != plain)
       throw ScenarioError(path, "\"" + name + "\" acts on MoE layers, and model " + s.model.name +
                                     " has none (model.moe.experts 0): \"" + plain + "\" only");
   const auto& m = s.model.moe;
