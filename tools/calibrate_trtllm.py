@@ -47,7 +47,7 @@ def rows(gpu):
 def scenario(row, gpu, requests):
     tp = int(row["tp"])
     return {"name": "trtllm", "kind": "serving", "hardware": PRESETS[gpu],
-            "cluster": {"preset": "selene", "nodes": 1, "gpus_per_node": tp},
+            "cluster": {"preset": "dgx-h100-superpod", "nodes": 1, "gpus_per_node": tp},
             "model": MODELS[row["model"]], "parallelism": {"tp": tp, "pp": 1, "dp": 1},
             "serving": {"precision": "fp8", "engine": {"name": ENGINE},
                         "workload": {"name": "offline", "requests": requests, "input_tokens": int(row["isl"]),

@@ -69,7 +69,7 @@ def trtllm_scenario(row):
     if workload["name"] != "offline":
         serving["max_requests"] = TRTLLM_REQUESTS
     return {"name": "trtllm-0.14-online", "kind": "serving", "hardware": TRTLLM_GPUS[row["gpu"]],
-            "cluster": {"preset": "selene", "nodes": 1, "gpus_per_node": tp}, "model": TRTLLM_MODELS[row["model"]],
+            "cluster": {"preset": "dgx-h100-superpod", "nodes": 1, "gpus_per_node": tp}, "model": TRTLLM_MODELS[row["model"]],
             "parallelism": {"tp": tp, "pp": 1, "dp": 1}, "serving": serving, "output": {"trace": False}}
 
 

@@ -4,12 +4,14 @@ iteration time, exposed tp communication, idle time, peak memory and the change 
 
 Usage: tools/compare_schedules.py SCENARIO [--schedules interleaved-1f1b,zb-v,stp] [--pp 2,4,8]
                                   [--reference interleaved-1f1b] [--set k=v ...] [--llmsim build/llmsim]
-With --pp, each depth runs on pp nodes with dp 1 (the scenario's tp, micro-batch and global batch kept).
+With --pp, each depth runs on pp nodes with dp 1 (the scenario's tp, micro-batch and global batch kept). The
+scenario's own schedule keeps its parameters (e.g. virtual_stages); every other schedule runs with its defaults.
 """
+import json
 import os
 import tempfile
 
-from llmsim_runs import DEFAULT_LLMSIM, run
+from llmsim_runs import DEFAULT_LLMSIM, resolve, run
 from tool_main import ArgumentParser, guarded
 
 
@@ -27,8 +29,10 @@ def main():
     schedules = args.schedules.split(",")
     if args.reference not in schedules:
         raise SystemExit(f"--reference {args.reference}: not one of --schedules ({args.schedules})")
-    print("| pp | schedule | iteration [s] | vs " + args.reference + " | exposed tp comm [s] | idle [s] | peak memory [GB] |")
-    print("|---|---|---|---|---|---|---|")
+    own = resolve(args.llmsim, args.scenario, args.set)["strategies"]["pipeline_schedule"]["name"]
+    print("| pp | schedule | v | iteration [s] | vs " + args.reference + " | exposed tp comm [s] | idle [s] | "
+          "peak memory [GB] |")
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for pp in depths:
             base = list(args.set)
@@ -36,17 +40,17 @@ def main():
                 base += [f"parallelism.pp={pp}", f"cluster.nodes={pp}", "parallelism.dp=1"]
             results = {}
             for name in schedules:
-                out = os.path.join(tmp, f"{pp}-{name}")
-                summary, resolved = run(args.llmsim, args.scenario, base + [f"strategies.pipeline_schedule.name={name}"], out)
-                results[name] = summary, resolved["parallelism"]["pp"]
+                choice = [] if name == own else [f"strategies.pipeline_schedule={json.dumps({'name': name})}"]
+                results[name] = run(args.llmsim, args.scenario, base + choice, os.path.join(tmp, f"{pp}-{name}"))
             ref = results.get(args.reference)
             for name in schedules:
-                s, depth = results[name]
+                s, resolved = results[name]
                 t = s["iteration_time_s"]
                 change = f"{(t / ref[0]['iteration_time_s'] - 1) * 100:+.1f}%" if ref else "-"
                 peak = max(m["total"] for m in s["memory_breakdown_bytes"]) / 1e9
-                print(f"| {depth} | {name} | {t:.3f} | {change} | {s['time_breakdown_s']['tp_comm']:.3f} | "
-                      f"{s['time_breakdown_s']['idle']:.3f} | {peak:.1f} |")
+                v = resolved["strategies"]["pipeline_schedule"].get("virtual_stages", "-")
+                print(f"| {resolved['parallelism']['pp']} | {name} | {v} | {t:.3f} | {change} | "
+                      f"{s['time_breakdown_s']['tp_comm']:.3f} | {s['time_breakdown_s']['idle']:.3f} | {peak:.1f} |")
 
 
 if __name__ == "__main__":

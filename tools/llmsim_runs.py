@@ -18,6 +18,14 @@ def run(llmsim, scenario, overrides, out):
             json.load(open(os.path.join(out, "scenario.resolved.json"))))
 
 
+def resolve(llmsim, scenario, overrides):
+    """The scenario resolved by `llmsim validate` with `--set k=v ...`; exits with llmsim's error on failure."""
+    cmd = [llmsim, "validate", scenario]
+    for o in overrides:
+        cmd += ["--set", o]
+    return json.loads(run_llmsim(cmd, f"llmsim validate ({' '.join(overrides)})"))
+
+
 def comparison_parser(doc):
     """Arguments every comparison over scenarios takes: SCENARIO..., --set k=v (repeatable), --llmsim."""
     ap = ArgumentParser(description=doc.split("\n\n")[0].replace("\n", " "))

@@ -50,7 +50,8 @@ class ArgumentParser(argparse.ArgumentParser):
 def run_llmsim(cmd, what):
     """Runs an llmsim command line; a failure ends the tool with one line: `what`, then llmsim's own error (or
     its exit code when it printed none)."""
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines()
         fail(f"{what} failed: {lines[-1] if lines else f'exit {done.returncode} without a message'}")
+    return done.stdout

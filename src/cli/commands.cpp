@@ -177,7 +177,9 @@ int validate_command(const RunOptions& o) {
   engine::check_platform(s);  // validate never simulates after it
   std::cout << s.resolved.dump(2) << "\n";
   std::cerr << "ok: " << s.name << " (tp " << s.parallelism.tp << ", pp " << s.parallelism.pp << ", dp "
-            << s.parallelism.dp << "; " << checked.describe() << ")\n";
+            << s.parallelism.dp << (s.parallelism.cp > 1 ? ", cp " + std::to_string(s.parallelism.cp) : "")
+            << (s.parallelism.ep > 1 ? ", ep " + std::to_string(s.parallelism.ep) : "") << "; " << checked.describe()
+            << ")\n";
   return 0;
 }
 

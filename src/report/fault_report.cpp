@@ -41,6 +41,7 @@ json fault_summary(const scenario::Scenario& s, const strategy::JobCosts& c, con
   out["hardware"] = s.hardware.name;
   out["gpus"] = s.cluster.total_gpus();
   out["status"] = "ok";
+  out["llmsim_version"] = LLMSIM_VERSION;
   out["iteration_time_s"] = c.iteration;  // failure-free
   out["tokens_per_s"] = effective;
   json f;

@@ -199,7 +199,7 @@ json serving_summary(const scenario::Scenario& s, const serving::ServingResult& 
   out["energy"] = serving_energy(s, r, span, a.served, a.output);
   return {{"name", s.name},          {"kind", "serving"},      {"model", s.model.name},
           {"hardware", s.hardware.name}, {"gpus", s.cluster.total_gpus()}, {"serving", out},
-          {"wall_time_s", wall_seconds}};
+          {"status", "ok"},              {"llmsim_version", LLMSIM_VERSION}, {"wall_time_s", wall_seconds}};
 }
 
 std::string serving_summary_table(const json& summary) {

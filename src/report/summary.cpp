@@ -157,6 +157,7 @@ void add_timing(const scenario::Scenario& s, const workload::TrainingPlan& plan,
   out["hardware_tflops_per_gpu"] = hw_tflops;
   out["mfu"] = model_tflops * 1e12 / peak;
   out["hfu"] = hw_tflops * 1e12 / peak;
+  out["mfu_peak"] = s.training.precision;  // MFU and HFU are relative to this precision's dense peak, FP8 runs too
   out["pipeline_bubble_fraction"] = mean[static_cast<int>(TimeCategory::Idle)] / it;
   double exposed = 0;
   for (auto c : {TimeCategory::TpComm, TimeCategory::PpComm, TimeCategory::DpComm, TimeCategory::EpComm,
@@ -203,6 +204,7 @@ std::string summary_table(const json& s) {
                               s["hardware"].get<std::string>());
   row("parallelism", "tp " + std::to_string(p["tp"].get<int>()) + ", pp " + std::to_string(p["pp"].get<int>()) +
                          ", dp " + std::to_string(p["dp"].get<int>()) +
+                         (p.value("cp", 1) > 1 ? ", cp " + std::to_string(p["cp"].get<int>()) : std::string()) +
                          (s.contains("moe") ? ", ep " + std::to_string(p["ep"].get<int>()) : std::string()) + ", " +
                          p["pipeline_schedule"].get<std::string>() +
                          " (v=" + std::to_string(p["virtual_stages"].get<int>()) + ", m=" +
@@ -215,7 +217,8 @@ std::string summary_table(const json& s) {
     row("iteration time", num(s["iteration_time_s"].get<double>(), "%.4f s"));
     row("throughput", num(s["tokens_per_s"].get<double>(), "%.0f tokens/s"));
     row("model TFLOP/s per GPU", num(s["model_tflops_per_gpu"].get<double>(), "%.1f") + "  (MFU " +
-                                     num(100 * s["mfu"].get<double>(), "%.1f%%") + ")");
+                                     num(100 * s["mfu"].get<double>(), "%.1f%%") + " of the " +
+                                     s["mfu_peak"].get<std::string>() + " peak)");
     row("hardware TFLOP/s per GPU", num(s["hardware_tflops_per_gpu"].get<double>(), "%.1f") + "  (HFU " +
                                         num(100 * s["hfu"].get<double>(), "%.1f%%") + ")");
     row("pipeline bubble", num(100 * s["pipeline_bubble_fraction"].get<double>(), "%.1f%%"));

@@ -16,7 +16,7 @@ inline nlohmann::json trtllm_bench_json(const std::string& model, const std::str
   return {{"name", "trtllm"},
           {"kind", "serving"},
           {"hardware", gpu == "H100" ? "H100-SXM5-80GB" : "H200"},
-          {"cluster", {{"preset", "selene"}, {"nodes", 1}, {"gpus_per_node", tp}}},
+          {"cluster", {{"preset", "dgx-h100-superpod"}, {"nodes", 1}, {"gpus_per_node", tp}}},
           {"model", kModels.at(model)},
           {"parallelism", {{"tp", tp}, {"pp", 1}, {"dp", 1}}},
           {"serving",
