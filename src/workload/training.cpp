@@ -152,13 +152,12 @@ std::vector<int> add_dp_groups(const scenario::Scenario& s, const TrainingLayout
   std::vector<int> dp_group(l.pp);
   for (int stage = 0; stage < l.pp; ++stage) {
     std::vector<int> g;
+    for (int r = 0; r < l.replicas; ++r)
+      if (l.simulated(r)) g.push_back(l.worker_of(stage, r));
+    g = in_topology_order(std::move(g), w);
     collectives::GroupLayout layout;
     layout.switch_reduction = s.hardware.nvswitch_reduction;
-    for (int r = 0; r < l.replicas; ++r) {
-      if (!l.simulated(r)) continue;
-      g.push_back(l.worker_of(stage, r));
-      layout.node_of_member.push_back(w.workers[g.back()].node);
-    }
+    for (int member : g) layout.node_of_member.push_back(w.workers[member].node);
     if (l.replicas > 1 && algorithm != collectives::Algorithm::Auto && !collectives::supports(kind, algorithm, layout))
       throw ScenarioError("/network/collective_algorithm",
                           std::string("\"") + collectives::algorithm_name(algorithm) + "\" cannot run the " +
@@ -230,9 +229,10 @@ StagePlan plan_stage(TrainingPlan& plan, const scenario::Scenario& s, const hard
 
   if (l.replicas / l.ep > 1)  // the replicas holding the same experts (dp/ep of each cp rank)
     for (int a = 0; a < l.ep; ++a) {
-      g.expert_members.emplace_back();
+      std::vector<int> members;
       for (int r = a; r < l.replicas; r += l.ep)
-        if (l.simulated(r)) g.expert_members.back().push_back(l.worker_of(stage, r));
+        if (l.simulated(r)) members.push_back(l.worker_of(stage, r));
+      g.expert_members.push_back(in_topology_order(std::move(members), plan.workload));
     }
   if (l.simulated_dp < l.dp) g.expert_group_represents = l.replicas / l.ep;
   sp.sync = sync.plan(g, plan.workload);

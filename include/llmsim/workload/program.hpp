@@ -195,4 +195,11 @@ struct Workload {
   int iterations = 1;
 };
 
+/// `members` (worker indices) reordered as NCCL's topology search rings a communicator whatever its rank order: each
+/// node's workers together, nodes in ascending index, within a node by their first GPU (NCCL's ncclTopoCompute
+/// builds the intra-node path and joins nodes, so a ring crosses each node boundary once). For groups whose member
+/// order carries no meaning (gradient reduction over data-parallel replicas); an exchange whose peers follow the
+/// rank order (a cp ring, an all-to-all's destinations) keeps its own order.
+std::vector<int> in_topology_order(std::vector<int> members, const Workload& w);
+
 }  // namespace llmsim::workload
