@@ -17,6 +17,7 @@ layers * ceil(log2 tp) * steps * hop + (1 / moe_multiplier - 1) * K_moe.
 
 Usage: tools/calibrate_trtllm.py GPU [--grid M;M;H] [--at M,M,H] [--waves N] [--write] [--table]   GPU: H100 or H200
 """
+import argparse
 import concurrent.futures
 import csv
 import itertools
@@ -25,7 +26,7 @@ import math
 import os
 import subprocess
 import tempfile
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, number, numbers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLMSIM = os.path.join(ROOT, "build", "llmsim")
@@ -193,24 +194,30 @@ def write(gpu, eff, x):
         f.write("\n")
 
 
+def grid(text):
+    """--grid: the MATMULS;MEMORIES;HALF_DIMS searched, each a comma-separated list of numbers of at least 0."""
+    axes = text.split(";")
+    if len(axes) != 3:
+        raise argparse.ArgumentTypeError(f"MATMULS;MEMORIES;HALF_DIMS (3 ';'-separated lists), not '{text}'")
+    return [numbers(float, 0)(axis) for axis in axes]
+
+
 def main():
     ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("gpu", choices=sorted(PRESETS))
-    ap.add_argument("--waves", type=int, default=4)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--waves", type=number(int, 1), default=4, help="full batches of requests per row")
+    ap.add_argument("--jobs", type=number(int, 1), default=2, help="llmsim runs at once")
     ap.add_argument("--write", action="store_true", help="write the fit into the hardware and engine presets")
     ap.add_argument("--table", action="store_true", help="only print every row at the presets' current values")
-    ap.add_argument("--at", help="only fit the engine costs at MATMUL,MEMORY,HALF_DIM (efficiencies and the GEMM "
-                    "efficiency curve's half dimension) and print every row")
-    ap.add_argument("--grid", default="0.6,0.65,0.7,0.75;0.85,0.9;66,100,150",
+    ap.add_argument("--at", type=numbers(float, 0, 3), help="only fit the engine costs at MATMUL,MEMORY,HALF_DIM "
+                    "(efficiencies and the GEMM efficiency curve's half dimension) and print every row")
+    ap.add_argument("--grid", type=grid, default="0.6,0.65,0.7,0.75;0.85,0.9;66,100,150",
                     help="MATMULS;MEMORIES;HALF_DIMS searched (default: the H100 fit's grid; the H200 fit's: "
                     "docs/calibration.md)")
     ap.add_argument("--hop-us", type=float, help="hold collective_hop_us at this measured value (fit the others)")
     args = ap.parse_args()
     if args.hop_us is not None and not 0 <= args.hop_us <= 1e4:  # also refuses nan
         raise SystemExit(f"--hop-us {args.hop_us}: a measured hop cost, 0 to 10000 us")
-    if args.waves < 1:
-        raise SystemExit(f"--waves {args.waves}: at least 1 wave of requests")
     hop = args.hop_us * 1e-6 if args.hop_us is not None else None
     table = rows(args.gpu)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -220,7 +227,7 @@ def main():
             published = [float(r["output_tokens_per_s"]) for r in table]
             mean, worst, e = errors(sims, published)
         elif args.at:
-            mm, mem, half = (float(v) for v in args.at.split(","))
+            mm, mem, half = args.at
             eff = {"matmul": mm, "memory": mem, "half_dim": half}
             mean, worst, x, sims, e = evaluate(table, args.gpu, reqs, eff, pool, hop)
             print("costs " + ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +
@@ -228,9 +235,7 @@ def main():
             if args.write:
                 write(args.gpu, eff, x)
         else:
-            axes = [[float(v) for v in axis.split(",")] for axis in args.grid.split(";")]
-            grid = list(itertools.product(*axes))
-            _, eff, x, sims, e, mean, worst = search(table, args.gpu, reqs, pool, grid, hop)
+            _, eff, x, sims, e, mean, worst = search(table, args.gpu, reqs, pool, itertools.product(*args.grid), hop)
             print(f"{PRESETS[args.gpu]}: serving_matmul_efficiency {eff['matmul']}, serving_memory_efficiency "
                   f"{eff['memory']}, serving_matmul_half_dim {eff['half_dim']}, " +
                   ", ".join(f"{k} {v * 1e6:.2f}" for k, v in zip(COSTS, x)) +

@@ -12,20 +12,20 @@ import os
 import tempfile
 
 from llmsim_runs import DEFAULT_LLMSIM, resolve, run
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, numbers
 
 
 def main():
     ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("scenario")
     ap.add_argument("--schedules", default="interleaved-1f1b,zb-v,stp")
-    ap.add_argument("--pp", default="", help="comma-separated pipeline depths (default: the scenario's)")
+    ap.add_argument("--pp", type=numbers(int, 1), help="comma-separated pipeline depths (default: the scenario's)")
     ap.add_argument("--reference", default="interleaved-1f1b")
     ap.add_argument("--set", action="append", default=[], help="override passed to every run")
     ap.add_argument("--llmsim", default=DEFAULT_LLMSIM)
     args = ap.parse_args()
 
-    depths = [int(p) for p in args.pp.split(",")] if args.pp else [None]
+    depths = args.pp or [None]
     schedules = args.schedules.split(",")
     if args.reference not in schedules:
         raise SystemExit(f"--reference {args.reference}: not one of --schedules ({args.schedules})")

@@ -5,10 +5,14 @@ Usage: tools/fit_flash_attention.py [data/validation/flash-attention-3-h100.csv]
 Prints e_max and s_half per direction and the relative error of every point (docs/precision.md).
 """
 import csv
+import math
+import os
 
 import numpy as np
 from scipy.optimize import least_squares
 from tool_main import ArgumentParser, guarded
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def fit(seq, eff):
@@ -19,11 +23,12 @@ def fit(seq, eff):
 
 def main():
     ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
-    ap.add_argument("table", nargs="?", default="data/validation/flash-attention-3-h100.csv")
+    ap.add_argument("table", nargs="?", default=os.path.join(ROOT, "data", "validation", "flash-attention-3-h100.csv"),
+                    help="CSV with columns direction, seq_len, tflops (default: the repository's H100 table)")
     ap.add_argument("--peak", type=float, default=989.4, help="dense BF16 peak [TFLOP/s] (H100 SXM5)")
     args = ap.parse_args()
-    if not args.peak > 0:
-        raise SystemExit(f"--peak {args.peak}: a peak in TFLOP/s above 0")
+    if not 0 < args.peak < math.inf:
+        raise SystemExit(f"--peak {args.peak}: a finite peak in TFLOP/s above 0")
     rows = list(csv.DictReader(open(args.table)))
     for direction in ("forward", "backward"):
         sel = [r for r in rows if r.get("direction") == direction]

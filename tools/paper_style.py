@@ -3,11 +3,10 @@ sizes of one- and two-column papers, tight layout, 300 dpi PNG. Every plot scrip
 pyplot, builds its figure with `figure()` and writes it with `save()`; `--out` may be repeated and each file's
 extension (png, pdf, svg) picks its format.
 """
-import csv
-import json
 import os
 
 import matplotlib
+from tool_main import read_object, read_rows
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -72,11 +71,11 @@ def figure(width="column", height=None, nrows=1, ncols=1, **kwargs):
 
 def read_run(run, table, what):
     """(rows of the run's CSV `table`, its summary.json); exits naming `what` the run must be if the CSV is
-    missing."""
+    missing, naming the file if it has no rows."""
     path = os.path.join(run, table)
     if not os.path.exists(path):
         raise SystemExit(f"{run}: no {table} (is it the output of {what}?)")
-    return list(csv.DictReader(open(path))), json.load(open(os.path.join(run, "summary.json")))
+    return read_rows(path), read_object(os.path.join(run, "summary.json"), "an llmsim summary")
 
 
 def add_out_argument(parser, default):

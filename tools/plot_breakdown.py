@@ -10,11 +10,10 @@ A run is an output directory or its summary.json (a run under failures: the brea
 summary.json's failure_free_run). The output format follows the file extension (png, pdf, svg);
 --out may be repeated.
 """
-import json
 import os
 
 import paper_style
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, read_object
 
 # Stacking order (bottom to top) and legend names; the keys are summary.json's time categories.
 CATEGORIES = [("gemm", "GEMM"), ("attention", "attention"), ("elementwise", "elementwise"), ("optimizer", "optimizer"),
@@ -27,7 +26,7 @@ def load(run):
     path = os.path.join(run, "summary.json") if os.path.isdir(run) else run
     if not os.path.exists(path):
         raise SystemExit(f"{run}: no summary.json (give an llmsim output directory or its summary.json)")
-    summary = json.load(open(path))
+    summary = read_object(path, "an llmsim summary")
     if "faults" in summary and "failure_free_run" in summary:  # a run under failures: its failure-free job
         summary = dict(summary["failure_free_run"], scenario=summary.get("scenario", run))
     if "time_breakdown_s" not in summary:

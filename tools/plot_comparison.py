@@ -6,21 +6,36 @@ Table 1 configurations or the throughput of strategies.
 Usage: tools/plot_comparison.py TABLE.csv [--x label] [--y simulated] [--published published] [--unit U]
                                 [--ylabel TEXT] [--out comparison.png ...]
 TABLE.csv has a header row; by default the columns label,simulated,published[,unit] (a row with an empty
-published value gets its simulated bar only). For a sweep's results.csv name the columns: --x for the bar
-labels, --y for the simulated value and --published for the reference (omit the column to draw simulated
-values alone). The output format follows the file extension (png, pdf, svg); --out may be repeated.
+published value gets its simulated bar only; a published 0 is refused, as the error in % is relative to it). For a
+sweep's results.csv name the columns: --x for the bar labels, --y for the simulated value and --published for the
+reference (a table without a published column and no --published: simulated values alone). The output format
+follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import csv
+import math
 
 import paper_style
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, read_rows
 
 
 def number(text, where):
+    """The finite number in a cell; exits naming the cell otherwise."""
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise SystemExit(f"{where}: '{text}' is not a number")
+        value = math.nan
+    if not math.isfinite(value):
+        raise SystemExit(f"{where}: '{text}' is not a finite number")
+    return value
+
+
+def reference(text, where):
+    """A published value: None for an empty cell, else a number other than 0 (the reference of the error in %)."""
+    if not text.strip():
+        return None
+    value = number(text, where)
+    if value == 0:
+        raise SystemExit(f"{where}: 0 has no error in % (leave the cell empty for a row without a published value)")
+    return value
 
 
 def main():
@@ -28,26 +43,24 @@ def main():
     ap.add_argument("table", help="CSV file with a header row")
     ap.add_argument("--x", default="label", help="column of the bar labels (default label)")
     ap.add_argument("--y", default="simulated", help="column of the simulated values (default simulated)")
-    ap.add_argument("--published", default="published", help="column of the published values (default published)")
+    ap.add_argument("--published", help="column of the published values (default published, if the table has it)")
     ap.add_argument("--unit", default=None, help="unit for the axis (default: the table's unit column, if any)")
     ap.add_argument("--ylabel", default=None, help="axis label (default: the unit, else the --y column)")
     paper_style.add_out_argument(ap, "comparison.png")
     args = ap.parse_args()
 
-    rows = list(csv.DictReader(open(args.table)))
-    if not rows:
-        raise SystemExit(f"{args.table}: no rows")
-    for col in (args.x, args.y):
-        if col not in rows[0]:
-            raise SystemExit(f"{args.table}: no column '{col}' (columns: {', '.join(rows[0])})")
-    has_published = args.published in rows[0]
+    rows = read_rows(args.table)
+    column = "published" if args.published is None and "published" in rows[0] else args.published
+    for option, col in (("--x", args.x), ("--y", args.y), ("--published", column)):
+        if col is not None and col not in rows[0]:
+            raise SystemExit(f"{option} {col}: not a column of {args.table} (columns: {', '.join(rows[0])})")
     labels = [r[args.x] for r in rows]
-    simulated = [number(r[args.y], f"{args.table} row {i + 2}, {args.y}") for i, r in enumerate(rows)]
-    published = [number(r[args.published], f"{args.table} row {i + 2}, {args.published}")
-                 if has_published and r[args.published].strip() else None for i, r in enumerate(rows)]
+    simulated = [number(r[args.y], f"{args.table} line {i + 2}, {args.y}") for i, r in enumerate(rows)]
+    published = [reference(r[column], f"{args.table} line {i + 2}, {column}") if column is not None else None
+                 for i, r in enumerate(rows)]
     units = {r["unit"] for r in rows if r.get("unit")}
     unit = args.unit or (units.pop() if len(units) == 1 else "")
-    errors = [100 * (s - p) / p if p else None for s, p in zip(simulated, published)]
+    errors = [100 * (s - p) / p if p is not None else None for s, p in zip(simulated, published)]
     known = [abs(e) for e in errors if e is not None]
 
     n = len(rows)

@@ -8,13 +8,12 @@ Usage: tools/plot_links.py results/<run> [--metric mean|peak|bytes] [--max-fabri
 The metric is the mean utilisation over the run (default), the peak utilisation, or the bytes carried. The
 output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import csv
 import os
 import re
 
 import paper_style
 import matplotlib.pyplot as plt
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, read_rows
 
 NODE_LINK = re.compile(r"^node(\d+)-([a-z]+)([\d-]*)_(UP|DOWN)$")
 KIND_ORDER = ["nvl", "nvls", "nic"]
@@ -41,9 +40,7 @@ def main():
     if not os.path.exists(path):
         raise SystemExit(f"{args.run}: no links.csv (is it the output of a training run?)")
     column, scale, label = METRICS[args.metric]
-    rows = list(csv.DictReader(open(path)))
-    if not rows:
-        raise SystemExit(f"{path}: no links (simgrid-xml and ns-3 runs have no link statistics)")
+    rows = read_rows(path, " (simgrid-xml and ns-3 runs have no link statistics)")
 
     cells, fabric = {}, []
     for r in rows:

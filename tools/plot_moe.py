@@ -6,17 +6,21 @@ to destination device) of one MoE layer, in the style of the expert-placement fi
 Usage: tools/plot_moe.py results/<run> [--layer 0] [--out moe.png ...]
 The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import csv
 import os
 
 import paper_style
 import matplotlib.pyplot as plt
 import matplotlib.ticker
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, read_rows
 
 
-def read(path, layer):
-    return [r for r in csv.DictReader(open(path)) if int(r["layer"]) == layer]
+def read(run, table, layer):
+    """The rows of MoE layer `layer` in the run's CSV `table`; exits naming the file if it has none."""
+    path = os.path.join(run, table)
+    rows = [r for r in read_rows(path) if int(r["layer"]) == layer]
+    if not rows:
+        raise SystemExit(f"{path}: no MoE layer {layer}")
+    return rows
 
 
 def main():
@@ -28,10 +32,8 @@ def main():
 
     if not os.path.exists(os.path.join(args.run, "moe_load.csv")):
         raise SystemExit(f"{args.run}: no moe_load.csv (is it the output of a MoE model run?)")
-    load = read(os.path.join(args.run, "moe_load.csv"), args.layer)
-    traffic = read(os.path.join(args.run, "moe_traffic.csv"), args.layer)
-    if not load:
-        raise SystemExit(f"no MoE layer {args.layer} in {args.run}/moe_load.csv")
+    load = read(args.run, "moe_load.csv", args.layer)
+    traffic = read(args.run, "moe_traffic.csv", args.layer)
     experts = sorted({int(r["expert"]) for r in load})
     devices = sorted({int(r["device"]) for r in load})
     per_expert = {e: 0.0 for e in experts}

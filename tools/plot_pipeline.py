@@ -13,7 +13,7 @@ import re
 
 import paper_style
 from matplotlib.patches import Patch
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, number, numbers
 
 COLOURS = {"F": paper_style.PALETTE[0], "B": paper_style.PALETTE[1], "W": paper_style.PALETTE[2],
            "optimizer": paper_style.PALETTE[4], "comm": paper_style.PALETTE[3], "wait": "#BBBBBB"}
@@ -33,20 +33,22 @@ def main():
     ap = ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("trace")
     paper_style.add_out_argument(ap, "timeline.png")
-    ap.add_argument("--ranks", default="", help="comma-separated GPU ranks (default: all traced)")
+    ap.add_argument("--ranks", type=numbers(int, 0), help="comma-separated GPU ranks (default: all traced)")
     ap.add_argument("--per-stage", action="store_true", help="one GPU per pipeline stage (the first traced)")
-    ap.add_argument("--start", type=float, default=None, help="window start [s]")
-    ap.add_argument("--end", type=float, default=None, help="window end [s]")
+    ap.add_argument("--start", type=number(), default=None, help="window start [s]")
+    ap.add_argument("--end", type=number(), default=None, help="window end [s]")
     ap.add_argument("--no-labels", action="store_true")
     args = ap.parse_args()
 
     trace = json.load(open(args.trace))
-    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    events = trace.get("traceEvents") if isinstance(trace, dict) else trace
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise SystemExit(f"{args.trace}: not a Chrome trace (a list of event objects, or one under traceEvents)")
     names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
     boxes = [e for e in events if e.get("ph") == "X"]
-    ranks = sorted({e["pid"] for e in boxes})
-    if args.ranks:
-        ranks = [int(r) for r in args.ranks.split(",")]
+    if not boxes:
+        raise SystemExit(f"{args.trace}: no complete events (\"ph\": \"X\") to draw (is it a run's trace.json?)")
+    ranks = args.ranks or sorted({e["pid"] for e in boxes})
     if args.per_stage:
         seen, chosen = set(), []
         for r in ranks:
@@ -58,8 +60,8 @@ def main():
         ranks = chosen
     missing = sorted(set(ranks) - {e["pid"] for e in boxes})
     if missing:
-        raise SystemExit(f"--ranks {args.ranks}: {missing[0]} has no events in {args.trace} (traced: "
-                         f"{', '.join(str(r) for r in sorted({e['pid'] for e in boxes}))})")
+        raise SystemExit(f"--ranks {','.join(map(str, args.ranks))}: {missing[0]} has no events in {args.trace} "
+                         f"(traced: {', '.join(str(r) for r in sorted({e['pid'] for e in boxes}))})")
     row = {r: i for i, r in enumerate(ranks)}
     last = max(e["ts"] + e["dur"] for e in boxes) / 1e6
     t0 = args.start if args.start is not None else 0.0

@@ -5,11 +5,10 @@ line per run, SLOs as dashed lines) and the KV-cache use of every replica over t
 Usage: tools/plot_serving.py results/<run> [results/<run> ...] [--out serving.png ...]
 The output format follows the file extension (png, pdf, svg); --out may be repeated.
 """
-import csv
 import os
 
 import paper_style
-from tool_main import ArgumentParser, guarded
+from tool_main import ArgumentParser, guarded, read_rows
 
 
 def column(rows, key, keep=lambda r: True):
@@ -25,14 +24,16 @@ def main():
     fig, axes = paper_style.figure("text", 2.0, 1, 4)
     for i, run in enumerate(args.runs):
         rows, summary = paper_style.read_run(run, "requests.csv", "a serving run")
-        rows = [r for r in rows if not r["status"].startswith("rejected")]  # rejected requests have no times
+        served = [r for r in rows if not r["status"].startswith("rejected")]  # rejected requests have no times
+        if not served:
+            raise SystemExit(f"{os.path.join(run, 'requests.csv')}: no served requests (all {len(rows)} rejected)")
         sv = summary["serving"]
         label = f"{summary['name']} ({sv['scheduler']})"
         series = [("ttft_s", "TTFT [s]", sv["slo"]["ttft_s"], lambda r: True),
                   ("tpot_s", "TPOT [s]", sv["slo"]["tpot_s"], lambda r: int(r["output_tokens"]) > 1),
                   ("e2e_s", "end-to-end latency [s]", None, lambda r: True)]
         for ax, (key, name, slo, keep) in zip(axes, series):
-            v = column(rows, key, keep)
+            v = column(served, key, keep)
             ax.plot(v, [(k + 1) / len(v) for k in range(len(v))], color=paper_style.colour(i), label=label)
             if slo:
                 ax.axvline(slo, color="grey", ls="--", lw=0.6)
@@ -40,7 +41,7 @@ def main():
             ax.set_xlabel(name)
             ax.set_ylabel("fraction of requests")
             ax.set_ylim(0, 1)
-        kv = list(csv.DictReader(open(os.path.join(run, "kv_usage.csv"))))
+        kv = read_rows(os.path.join(run, "kv_usage.csv"))
         for rep in sorted({r["replica"] for r in kv}, key=int):
             points = [r for r in kv if r["replica"] == rep]
             axes[3].plot([float(r["time_s"]) / 60 for r in points], [100 * float(r["kv_used_fraction"]) for r in points],

@@ -1,7 +1,10 @@
-"""The entry point every tool shares: a run that fails on its input (a missing or malformed file, an llmsim run
-that failed, an output path that cannot be written) ends with one line on stderr and exit code 2, not a traceback."""
+"""The entry point every tool shares: a run that fails on its input (a missing, empty or malformed file, an option
+value it does not take, an llmsim run that failed, an output path that cannot be written) ends with one line on
+stderr and exit code 2, not a traceback; and the readers and option types whose checks several tools share."""
 import argparse
+import csv
 import json
+import math
 import os
 import subprocess
 import sys
@@ -45,6 +48,59 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):
         fail(f"{message} (see {self.prog} --help)")
+
+
+def numbers(kind=float, low=-math.inf, count=None):
+    """An argparse type: comma-separated numbers, each a finite `kind` (int or float) of at least `low`, and `count`
+    of them if given (count 1: the number itself, not a list). Anything else is a usage error that names the option
+    and what it takes (type=float alone takes nan and inf; a ValueError of int() names neither)."""
+    single, plural = ("an integer", "integers") if kind is int else ("a finite number", "finite numbers")
+    bound = "" if low == -math.inf else f" of at least {low:g}"
+    what = single + bound if count == 1 else f"{f'{count} ' if count else ''}comma-separated {plural}{bound}"
+
+    def parse(text):
+        try:
+            values = [kind(v) for v in text.split(",")]
+        except ValueError:
+            values = []
+        if not values or count not in (None, len(values)) or not all(math.isfinite(v) and v >= low for v in values):
+            raise argparse.ArgumentTypeError(f"{what}, not '{text}'")
+        return values[0] if count == 1 else values
+    return parse
+
+
+def number(kind=float, low=-math.inf):
+    """An argparse type: one finite int or float (`kind`) of at least `low` (see numbers)."""
+    return numbers(kind, low, 1)
+
+
+def read_rows(path, why_empty=""):
+    """The rows of CSV file `path` as dicts by its header. A file without rows (0 bytes or the header only) or a
+    row with more or fewer fields than the header ends the tool naming the file (`why_empty`: when that happens)."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        rows = []
+        for r in reader:
+            if None in r or None in r.values():
+                raise SystemExit(f"{path} line {reader.line_num}: {'more' if None in r else 'fewer'} fields than the "
+                                 f"header's {len(reader.fieldnames)}")
+            rows.append(r)
+    if not rows:
+        raise SystemExit(f"{path}: no rows{why_empty}")
+    return rows
+
+
+def read_object(path, what):
+    """The JSON object in file `path`; malformed or other JSON (an array, a number) ends the tool naming the file
+    and `what` it should be."""
+    with open(path) as f:
+        try:
+            value = json.load(f)
+        except json.JSONDecodeError as e:
+            raise SystemExit(f"{path}: malformed JSON: {e}")
+    if not isinstance(value, dict):
+        raise SystemExit(f"{path}: not {what} (a JSON object)")
+    return value
 
 
 def run_llmsim(cmd, what):

@@ -6,6 +6,7 @@
 
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/model/moe.hpp"
+#include "llmsim/model/transformer.hpp"
 #include "llmsim/serving/workload.hpp"
 #include "llmsim/strategy/pipeline_schedule.hpp"
 #include "llmsim/strategy/training_strategies.hpp"
@@ -26,7 +27,10 @@ std::string sci(double v) {
 std::string gib(double bytes) {
   char buf[32];
   const double g = bytes / (1024.0 * 1024 * 1024);
-  std::snprintf(buf, sizeof buf, g < 1e6 ? "%.1f GiB" : "%.3g GiB", g);
+  if (g < 1)
+    std::snprintf(buf, sizeof buf, "%.0f MiB", g * 1024);
+  else
+    std::snprintf(buf, sizeof buf, g < 1e6 ? "%.1f GiB" : "%.3g GiB", g);
   return buf;
 }
 
@@ -69,9 +73,13 @@ WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
   const double passes = workers * iterations * m * v;  // (micro-batch, chunk) pairs run by all workers
   // At least a compute, a send and a receive per pass and direction, and a start and a wait per gradient bucket
   // (2-byte gradients at the least): too many of those and no plan is built.
-  const double buckets = std::ceil(model::model_params(s.model) / (p.tp * p.pp) * 2 / s.training.grad_bucket_bytes);
+  // A worker's parameters: the dense ones split over tp x pp, a MoE layer's routed experts over ep as well.
+  const double routed = moe_layers * s.model.moe.experts * model::ffn_params(s.model, s.model.moe.expert_ffn_hidden);
+  const double per_worker = (model::model_params(s.model) - routed + routed / p.ep) / (p.tp * p.pp);
+  const double buckets = std::ceil(per_worker * 2 / s.training.grad_bucket_bytes);
   e.ops = passes * 6 + workers * iterations * 2 * buckets;
-  e.flows = passes * (2 + 2 * moe_per_chunk * p.ep) + workers * iterations * 2 * (p.dp - 1);
+  // A flow per worker at least for each bucket's reduction and gather (a ring step carries an edge's bytes at once).
+  e.flows = passes * (2 + 2 * moe_per_chunk * p.ep) + workers * iterations * 2 * buckets;
   const double by_batch = double(m) * v, by_cluster = workers;  // what dominates the size
   e.field = workers * iterations * 2 * buckets > passes * 6          ? "/training/grad_bucket_MB"
             : iterations >= std::max(by_batch, by_cluster)          ? "/training/iterations"
@@ -122,8 +130,9 @@ WorkEstimate estimate_serving_work(const scenario::Scenario& s, const std::vecto
 }
 
 std::string describe_work(const WorkEstimate& e) {
-  return sci(e.gpus) + " GPUs, about " + sci(e.ops) + (e.requests > 0 ? " steps, " + sci(e.requests) + " requests"
-                                                                        : " ops, " + sci(e.flows) + " flows");
+  return sci(e.gpus) + " GPUs, about " + sci(e.ops) +
+         (e.requests > 0 ? " steps, " + sci(e.requests) + " requests" : " ops, " + sci(e.flows) + " flows") +
+         ", at most " + gib(e.memory) + " of simulator memory";
 }
 
 void check_work(const WorkEstimate& e) {

@@ -36,8 +36,10 @@ void check_chiplet_fields(const json& raw, const FieldList& fields, const json& 
       {"training", "recompute"},          {"training", "zero_stage"},        {"training", "optimizer"},
       {"training", "optimizer_state_precision"}, {"training", "overlap_grad_reduce"},
       {"training", "grad_reduce_in_fp32"}, {"training", "grad_bucket_MB"},  {"training", "scatter_gather_p2p"},
-      {"training", "cuda_graph"},         {"parallelism", "tp_variant"},     {"parallelism", "overlap_p2p_comm"},
-      {"parallelism", "rank_order"},      {"network", "collective_algorithm"}};
+      {"training", "cuda_graph"},         {"training", "fp8_param_gather"},  {"parallelism", "tp_variant"},
+      {"parallelism", "overlap_p2p_comm"}, {"parallelism", "rank_order"},    {"parallelism", "pipeline_layout"},
+      {"parallelism", "pipeline_split"},  {"parallelism", "tp_comm_overlap"}, {"parallelism", "sequence_parallel"},
+      {"parallelism", "cp_variant"},      {"network", "collective_algorithm"}};
   for (const auto& [section, key] : ignored) {
     const std::string path = "/" + section + "/" + key;
     const Field* s = child(fields, section);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 #include <type_traits>
 
 #include "llmsim/util/error.hpp"
@@ -251,6 +252,19 @@ std::string describe_allowed(const Field& f) {
   if (f.allow_zero) s += ", or 0";
   if (f.allow_auto) s += ", or \"auto\"";
   return s;
+}
+
+const Field& field_at(const FieldList& fields, const std::vector<std::string>& keys) {
+  const FieldList* level = &fields;
+  const Field* found = nullptr;
+  for (const auto& key : keys) {
+    const auto it = std::find_if(level->begin(), level->end(), [&](const Field& f) { return f.key == key; });
+    if (it == level->end()) throw std::logic_error("field_at: no field \"" + key + "\" in the schema");
+    found = &*it;
+    level = &found->children;
+  }
+  if (!found) throw std::logic_error("field_at: no keys");
+  return *found;
 }
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {

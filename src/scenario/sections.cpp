@@ -442,11 +442,14 @@ FieldList serving_fields() {
                                    "and activations leave, all of it for KV blocks (TensorRT-LLM "
                                    "kv_cache_free_gpu_mem_fraction)")
                          .with_default("hbm"),
-                     Field::number("watermark", "fraction", "KV blocks kept free when admitting a prefill (vLLM)")
+                     Field::number("watermark", "fraction", "KV blocks kept free when admitting a prefill (vLLM; the vllm and "
+                                                           "sarathi schedulers)")
                          .at_least(0).below(1).with_default(0.01),
                      Field::choice("preemption", {"recompute", "swap"},
                                    "what happens to the preempted sequence's KV blocks when blocks run out: dropped "
-                                   "and recomputed later, or copied to host memory over PCIe and back")
+                                   "and recomputed later, or copied to host memory over PCIe and back (the vllm and "
+                                   "sarathi schedulers; orca, inflight and static reserve a request's KV at "
+                                   "admission and never preempt)")
                          .with_default("recompute"),
                      Field::number("swap_space_GiB", "GiB", "host memory per GPU for swapped-out KV blocks (vLLM); a preempted sequence whose blocks do not fit in what is left is recomputed instead (summary.json serving.swapped_out_blocks: the blocks swapped)")
                          .at_least(0).with_default(4.0),

@@ -427,8 +427,30 @@ void check_context_parallel(const Scenario& s) {
   }
 }
 
+/// The KV cache's preemption settings act where a scheduler preempts (vllm, sarathi); orca, inflight and static
+/// reserve an admitted request's whole KV and never do, so a value other than their defaults would be ignored.
+void check_preemption_settings(const Scenario& s) {
+  const std::string& scheduler = s.serving.scheduler.name;
+  const auto& kv = s.serving.kv_cache;
+  const FieldList fields = serving_fields();
+  const auto plain = [&](const char* key) { return to_json(*field_at(fields, {"kv_cache", key}).default_value); };
+  const bool preempts = scheduler == "vllm" || scheduler == "sarathi";
+  const std::vector<std::tuple<bool, std::string, std::string>> rules = {
+      {!preempts && kv.preemption != plain("preemption"), "preemption",
+       "acts when a scheduler preempts (vllm, sarathi); \"" + scheduler + "\" reserves a request's KV at admission "
+       "and never does"},
+      {!preempts && kv.watermark != plain("watermark").get<double>(), "watermark",
+       "is kept free by schedulers that admit prefills into free blocks (vllm, sarathi); \"" + scheduler +
+           "\" reserves a request's KV at admission"},
+      {kv.preemption != "swap" && kv.swap_space != plain("swap_space_GiB").get<double>() * 1024 * 1024 * 1024,
+       "swap_space_GiB", "holds swapped-out blocks: it acts with kv_cache.preemption \"swap\" only"}};
+  for (const auto& [ignored, key, why] : rules)
+    if (ignored) throw ScenarioError("/serving/kv_cache/" + key, why + ": leave it at its default");
+}
+
 void check_serving(const Scenario& s) {
   const auto& sv = s.serving;
+  check_preemption_settings(s);
   if (sv.prefill_replicas >= s.parallelism.dp)
     throw ScenarioError("/serving/prefill_replicas", str(sv.prefill_replicas) + " prefill replicas leave no decode "
                         "replica of the " + str(s.parallelism.dp) + " (parallelism.dp); at most " +
@@ -470,9 +492,9 @@ std::vector<std::tuple<std::string, std::string, std::string>> moe_choices(const
       out.emplace_back("/" + (fam.section.empty() ? "" : fam.section + "/") + fam.key, s.choice(path).name,
                        fam.fallback);
   }
-  for (const Field& f : parallelism_fields())
-    if (f.key == "ep_dispatch")
-      out.emplace_back("/parallelism/ep_dispatch", s.parallelism.ep_dispatch, std::get<std::string>(*f.default_value));
+  const FieldList parallelism = parallelism_fields();
+  out.emplace_back("/parallelism/ep_dispatch", s.parallelism.ep_dispatch,
+                   std::get<std::string>(*field_at(parallelism, {"ep_dispatch"}).default_value));
   return out;
 }
 
@@ -626,6 +648,15 @@ void check_module_targets(const Scenario& s) {
     if (set) throw ScenarioError(path, "acts on " + what + ": false only");
 }
 
+/// A fault-tolerance module acts on a run under failures: with no failure process it would be ignored.
+void check_fault_tolerance(const Scenario& s) {
+  const std::string& module = s.strategies.fault_tolerance.name;
+  if (!module.empty() && module != "none" && s.faults.process.name == "none")
+    throw ScenarioError("/strategies/fault_tolerance",
+                        "\"" + module + "\" acts on a run under failures, and faults.process is \"none\": choose a "
+                        "failure process (a trace with no failures gives the module's failure-free cost), or \"none\"");
+}
+
 void check_cross_fields(const Scenario& s) {
   check_name_and_buckets(s);
   check_layout(s);
@@ -637,7 +668,7 @@ void check_cross_fields(const Scenario& s) {
   const std::string& precision = serving ? s.serving.precision : s.training.precision;
   const std::string path = serving ? "/serving/precision" : "/training/precision";
   model::peak_flops(s.hardware, model::precision_from_name(precision, path), path);
-  if (!serving) check_kernel_choices(s), check_context_parallel(s), check_module_targets(s);
+  if (!serving) check_kernel_choices(s), check_context_parallel(s), check_module_targets(s), check_fault_tolerance(s);
 }
 
 }  // namespace llmsim::scenario

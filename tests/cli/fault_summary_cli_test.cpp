@@ -9,7 +9,7 @@ TEST_F(Cli, AFaultRunCarriesItsFailureFreeRunsSummary) {
   // and memory, so a fault run's time can be traced to its categories like any other run.
   const std::string file = "scenarios/faults/mecefo-350m.json";
   const auto faults = run_summary(file, "--set output.trace=false");
-  const auto plain = run_summary(file, "--set output.trace=false --set faults.process=none");
+  const auto plain = run_summary(file, "--set output.trace=false --set faults.process=none --set strategies.fault_tolerance=none");
   const auto& ff = faults["failure_free_run"];
   EXPECT_DOUBLE_EQ(ff["iteration_time_s"].get<double>(), plain["iteration_time_s"].get<double>());
   EXPECT_DOUBLE_EQ(ff["iteration_time_s"].get<double>(), faults["iteration_time_s"].get<double>());

@@ -118,6 +118,21 @@ TEST(FaultModules, ThoseThatCarryOnOnOtherNodesNeedASecondNode) {
                                         {"cluster.nodes=1", "strategies.fault_tolerance=checkpoint-restart"}));
 }
 
+TEST(FaultModules, EveryModuleButNoneNeedsAFailureProcess) {
+  // Without a failure process a run is a plain training run: the module would be accepted and ignored (Bamboo's
+  // failure-free redundancy vanished). An empty failure trace is how to get a module's failure-free cost.
+  for (const std::string module : {"checkpoint-restart", "bamboo", "oobleck", "mecefo"}) {
+    const auto e = llmsim::test::error_of([&] {
+      llmsim::test::shipped("scenarios/faults/mecefo-350m.json",
+                            {"faults.process=none", "strategies.fault_tolerance=" + module});
+    });
+    EXPECT_EQ(e.path(), "/strategies/fault_tolerance") << module;
+    EXPECT_NE(std::string(e.what()).find("faults.process is \"none\""), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(llmsim::test::shipped("scenarios/faults/mecefo-350m.json",
+                                        {"faults.process=none", "strategies.fault_tolerance=none"}));
+}
+
 TEST_F(FaultRun, ARunIsDeterministicForItsSeed) {
   const std::string process = "faults={\"process\": \"mecefo-high\", \"horizon_h\": 6}";
   const auto a = summary("", 1, {process, "seed=7"}), b = summary("", 1, {process, "seed=7"}),

@@ -514,6 +514,11 @@ TEST(LoaderError, AMoeChipletSystemTakesNoSettingItDoesNotModel) {
            {"/training/cuda_graph", "training.cuda_graph.attn=true"},
            {"/parallelism/tp_variant", "parallelism.tp_variant=fal"},
            {"/parallelism/rank_order", "parallelism.rank_order=tp-dp-cp-pp"},
+           {"/parallelism/pipeline_split", "parallelism.pipeline_split=embedding-loss"},
+           {"/parallelism/pipeline_layout", "parallelism.pipeline_layout=Et|tL"},
+           {"/parallelism/sequence_parallel", "parallelism.sequence_parallel=true"},
+           {"/parallelism/cp_variant", "parallelism.cp_variant=ulysses"},
+           {"/training/fp8_param_gather", "training.fp8_param_gather=true"},
            {"/network/collective_algorithm", "network.collective_algorithm=ring"}}) {
     const auto e = llmsim::test::error_of([&] { llmsim::test::shipped(mozart, {set}); });
     EXPECT_EQ(e.path(), path) << set;
@@ -536,6 +541,24 @@ TEST(LoaderError, TokenCopyRulesNeedAnAllToAll) {
     llmsim::test::shipped("scenarios/regression/serving-orca.json", {"parallelism.ep_dispatch=per-node"});
   });
   EXPECT_EQ(serving.path(), "/parallelism/ep_dispatch");
+}
+
+TEST(LoaderError, PreemptionSettingsNeedASchedulerThatPreempts) {
+  // orca reserves a request's whole KV at admission and never preempts: swap, a watermark or a swap space would be
+  // ignored (the results were identical); vllm preempts, and a swap space acts only with swap.
+  const std::string orca = "scenarios/regression/serving-orca.json";
+  for (const auto& [path, set] : std::vector<std::pair<std::string, std::string>>{
+           {"/serving/kv_cache/preemption", "serving.kv_cache.preemption=swap"},
+           {"/serving/kv_cache/watermark", "serving.kv_cache.watermark=0.05"},
+           {"/serving/kv_cache/swap_space_GiB", "serving.kv_cache.swap_space_GiB=8"}}) {
+    const auto e = llmsim::test::error_of([&] { llmsim::test::shipped(orca, {set}); });
+    EXPECT_EQ(e.path(), path) << set;
+  }
+  const std::string vllm = "scenarios/regression/serving-vllm.json";
+  EXPECT_NO_THROW(llmsim::test::shipped(vllm, {"serving.kv_cache.preemption=swap", "serving.kv_cache.swap_space_GiB=8",
+                                               "serving.kv_cache.watermark=0.05"}));
+  EXPECT_EQ(llmsim::test::error_of([&] { llmsim::test::shipped(vllm, {"serving.kv_cache.swap_space_GiB=8"}); }).path(),
+            "/serving/kv_cache/swap_space_GiB");
 }
 
 TEST(LoaderSet, AFamilyGivenByNameTakesItsParametersFromSet) {

@@ -117,10 +117,11 @@ TEST_F(ServingRun, ReservingSchedulersReserveForPrefilledSequencesToo) {
   // orca and inflight reserve a request's KV when it is admitted, so their decodes never need a block. On a
   // disaggregated decode replica the sequences arrive prefilled; they were admitted with only their prompt's
   // blocks, a decode then preempted to host memory (swap), and these schedulers never swap back in: a deadlock.
+  // Now they reserve for them too and never preempt (which is why swap is refused with them: loader_test).
   // Llama-2-13B, one tp-4 prefill and one tp-4 decode replica on 8 A100, 4,000-token outputs at 5 req/s for 120 s.
   const json base = json::parse(R"({"name": "reserve", "kind": "serving", "hardware": "A100-SXM4-80GB",
       "cluster": {"preset": "selene", "nodes": 1}, "model": "llama2-13b", "parallelism": {"tp": 4, "pp": 1},
-      "serving": {"precision": "fp16", "prefill_replicas": 1, "kv_cache": {"preemption": "swap"},
+      "serving": {"precision": "fp16", "prefill_replicas": 1,
                   "workload": {"name": "poisson", "rate_rps": 5,
                                "prompt": {"distribution": "uniform", "min": 1, "max": 4000},
                                "output": {"distribution": "fixed", "tokens": 4000}},

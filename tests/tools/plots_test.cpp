@@ -3,6 +3,7 @@
 // PDF > 5 kB starting with %PDF-). Skipped when Debian's python3-matplotlib is not installed.
 #include <cstdlib>
 #include <map>
+#include <tuple>
 
 #include "../support/cli.hpp"
 
@@ -127,6 +128,27 @@ TEST_F(Plots, ABrokenRunIsOneLineNotATraceback) {
     EXPECT_EQ(lines(log).size(), 1u) << log;
     EXPECT_EQ(log.find("Traceback"), std::string::npos) << log;
     EXPECT_FALSE(fs::exists(dir_ / "a.png")) << run;
+  }
+}
+
+TEST_F(Plots, AnEmptyTableIsOneLineNamingItNotAnEmptyFigure) {
+  // A serving run whose requests.csv lost its rows (header kept) and a fault run whose throughput.csv is empty:
+  // the tools said nothing and drew empty axes (exit 0); now exit 2 with one line naming the file.
+  simulate("scenarios/serving/llama2-70b-a100-conversation.json", "serving", "--set serving.max_requests=50");
+  const std::string header = lines(read_file(dir_ / "serving" / "requests.csv")).front();
+  write("serving/requests.csv", header + "\n");
+  simulate("scenarios/faults/mecefo-350m.json", "faults", "--set faults.horizon_h=1");
+  write("faults/throughput.csv", "");
+  for (const auto& [tool, run, file] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"plot_serving.py", "serving", "requests.csv"}, {"plot_faults.py", "faults", "throughput.csv"}}) {
+    const std::string cmd = "cd '" + dir_.string() + "' && " + kPython + " '" + source("tools/" + tool) + "' " + run +
+                            " --out a.png >'" + (dir_ / "plot.log").string() + "' 2>&1";
+    const int status = std::system(cmd.c_str());
+    const std::string log = read_file(dir_ / "plot.log");
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << tool << ": " << log;
+    EXPECT_EQ(lines(log).size(), 1u) << log;
+    EXPECT_NE(log.find(file), std::string::npos) << log;
+    EXPECT_FALSE(fs::exists(dir_ / "a.png")) << tool;
   }
 }
 

@@ -34,7 +34,8 @@ WorkEstimate estimate_work(const scenario::Scenario& s);
 /// Serving, with the requests the run will serve (serving::make_requests), so they are generated once.
 WorkEstimate estimate_serving_work(const scenario::Scenario& s, const std::vector<serving::Request>& requests);
 
-/// "2048 GPUs, about 3.1e+06 ops, 2.2e+06 flows" (requests for serving).
+/// "2048 GPUs, about 3.1e+06 ops, 2.2e+06 flows, at most 0.6 GiB of simulator memory" (steps and requests for
+/// serving).
 std::string describe_work(const WorkEstimate& e);
 
 /// Throws ScenarioError at `e.field` when `e` is over a limit of util/limits.hpp: "the run would be 2.1e+09 ops

@@ -69,6 +69,10 @@ std::string dump_default(const Field& f);
 /// Human description of what a field accepts, e.g. "integer >= 1" or "one of: gpipe, 1f1b".
 std::string describe_allowed(const Field& f);
 
+/// The field reached from `fields` through object keys `keys` ({"kv_cache", "watermark"}); std::logic_error if there
+/// is none (a programming error: the keys name a field of the schema).
+const Field& field_at(const FieldList& fields, const std::vector<std::string>& keys);
+
 /// The candidate closest to `word` by edit distance, or "" if none is close (distance > max(2, len/3)).
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
