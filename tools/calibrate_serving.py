@@ -35,8 +35,9 @@ def step_ms(preset, row, calibration):
         cmd += ["--set", f"serving.engine.{key}={value}"]
     cmd += (["--prefill", row["tokens"]] if row["phase"] == "prefill"
             else ["--decode", row["batch"], "--context", row["context"]])
-    if row["phase"] == "prefill" and int(row["tokens"]) > 4096:  # Splitwise profiled prompts beyond Llama 2's
-        cmd += ["--set", f"model.max_seq_len={row['tokens']}"]  # 4096-token context; step-time refuses them else
+    if row["phase"] == "prefill" and int(row["tokens"]) >= 4096:  # Splitwise profiled prompts beyond Llama 2's
+        # 4096-token context (with the token the prefill emits); step-time refuses them else
+        cmd += ["--set", f"model.max_seq_len={int(row['tokens']) + 1}"]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)["time_ms"]
 

@@ -95,11 +95,14 @@ std::pair<int, int> prefill_batch(const std::string& text) {
 /// Errors name `option` (the length) or, when one sequence fits the KV blocks, `batch_option`.
 void check_step_fits(const scenario::Scenario& s, const std::string& option, const std::string& batch_option,
                      long tokens, long sequences, bool decoding) {
-  const long held = tokens + (decoding ? 1 : 0), limit = s.model.max_seq_len;
+  // A prefill emits the first output token too: a run rejects a prompt of max_seq_len tokens or more (vLLM's rule).
+  const long held = tokens + 1, limit = s.model.max_seq_len;
   if (held > limit)
-    throw ScenarioError(option, std::to_string(tokens) + (decoding ? " tokens of context and the one decoded" : " tokens") +
+    throw ScenarioError(option, std::to_string(tokens) +
+                                    (decoding ? " tokens of context and the one decoded" : " tokens of prompt and the "
+                                                                                         "first one generated") +
                                     " exceed model.max_seq_len " + std::to_string(limit) + " (at most " +
-                                    std::to_string(limit - (decoding ? 1 : 0)) + ")");
+                                    std::to_string(limit - 1) + ")");
   const serving::KvGeometry kv = serving::replica_kv(s);
   const long one = serving::KvBlocks(kv.blocks, kv.block_size).blocks_for(held), blocks = sequences * one;
   if (blocks > kv.blocks)
@@ -109,9 +112,16 @@ void check_step_fits(const scenario::Scenario& s, const std::string& option, con
 }
 }  // namespace
 
-int flushed_stdout(int code, std::ostream& err) {
+namespace {
+/// Flushes standard output; whether all of it was written.
+bool stdout_written() {
   std::cout.flush();
-  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout) return code;
+  return std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout;
+}
+}  // namespace
+
+int flushed_stdout(int code, std::ostream& err) {
+  if (stdout_written()) return code;
   err << "error: standard output: cannot write (" << std::strerror(errno) << ")\n";
   return 2;
 }
@@ -176,6 +186,7 @@ int validate_command(const RunOptions& o) {
   const auto checked = run::preflight(s);
   engine::check_platform(s);  // validate never simulates after it
   std::cout << s.resolved.dump(2) << "\n";
+  if (!stdout_written()) return 2;  // not "ok": main reports the failed write
   std::cerr << "ok: " << s.name << " (tp " << s.parallelism.tp << ", pp " << s.parallelism.pp << ", dp "
             << s.parallelism.dp << (s.parallelism.cp > 1 ? ", cp " + std::to_string(s.parallelism.cp) : "")
             << (s.parallelism.ep > 1 ? ", ep " + std::to_string(s.parallelism.ep) : "") << "; " << checked.describe()

@@ -63,6 +63,8 @@ OutputDir::OutputDir(std::string final_dir) : final_(std::move(final_dir)) {
   if (f.filename().empty()) f = f.parent_path();
   final_ = f.string();
   std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(f, ec)))
+    throw ScenarioError(shown, "is a symbolic link, which the output would replace (name the directory itself)");
   if (fs::exists(f, ec) && !fs::is_directory(f, ec))
     throw ScenarioError(shown, "exists and is not a directory (give a new directory or a previous llmsim output)");
   if (fs::is_directory(f, ec) && !fs::is_empty(f, ec) && !is_llmsim_output(f))
@@ -87,8 +89,14 @@ std::string OutputDir::path(const std::string& file) const { return (fs::path(st
 void OutputDir::commit() {
   util::DeferInterrupts defer;  // the old output is replaced whole or not at all
   const std::string old = final_ + ".old-" + std::to_string(::getpid());
-  if (fs::exists(final_)) fs::rename(final_, old);
-  fs::rename(staging_, final_);
+  std::error_code ec;
+  if (fs::exists(final_)) fs::rename(final_, old, ec);
+  if (!ec) fs::rename(staging_, final_, ec);
+  if (ec) {
+    std::error_code back;
+    if (fs::exists(old)) fs::rename(old, final_, back);  // the previous output stays where it was
+    throw ScenarioError("--out " + final_, "cannot put the output in place (" + ec.message() + ")");
+  }
   fs::remove_all(old);
   committed_ = true;
   on_interrupt_.reset();

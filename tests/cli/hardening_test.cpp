@@ -293,6 +293,19 @@ TEST_F(Hardening, AnAlgorithmThatCannotRunSaysWhatItNeeds) {
                      "data-parallel ranks: it needs an all-reduce, reduce-scatter or all-gather on a power-of-two");
 }
 
+TEST_F(Hardening, OutNamingASymbolicLinkIsRefusedBeforeSimulating) {
+  // A dangling link as --out was simulated whole, then failed to be replaced with a raw rename error naming the
+  // staging directory; a link to a directory would have been replaced by the output (the target left as it was).
+  fs::create_symlink("nowhere", dir_ / "dangling");
+  fs::create_directories(dir_ / "target");
+  fs::create_symlink("target", dir_ / "linked");
+  for (const std::string link : {"dangling", "linked"}) {
+    const auto r = run("run '" + source("scenarios/default.json") + "' --out " + link);
+    expect_input_error(r, "--out " + link + ": is a symbolic link");
+    EXPECT_TRUE(fs::is_symlink(dir_ / link)) << link;
+  }
+}
+
 TEST_F(Hardening, BenchCsvReplacesOnlyARegularFileAndWritesThroughALink) {
   // It replaced /dev/full, FIFOs and symbolic links with a regular file, and the scenario itself (a probe).
   const std::string bench = "bench-collective '" + source("scenarios/default.json") + "' --min 1K --max 2K --csv ";
@@ -320,9 +333,13 @@ TEST_F(Hardening, BenchCsvReplacesOnlyARegularFileAndWritesThroughALink) {
 
 TEST_F(Hardening, AnUnwritableStandardOutputOrPathIsExitTwo) {
   const fs::path err = dir_ / "full.err";
-  const int status = std::system(("'" + std::string(LLMSIM_BINARY) + "' schema >/dev/full 2>'" + err.string() + "'").c_str());
-  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
-  EXPECT_EQ(read_file(err), "error: standard output: cannot write (No space left on device)\n");
+  // validate prints the resolved scenario: unwritten, the scenario is not reported "ok" (it was, then an error).
+  for (const std::string& command : std::vector<std::string>{"schema", "validate '" + source("scenarios/default.json") + "'"}) {
+    const int status =
+        std::system(("'" + std::string(LLMSIM_BINARY) + "' " + command + " >/dev/full 2>'" + err.string() + "'").c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << command;
+    EXPECT_EQ(read_file(err), "error: standard output: cannot write (No space left on device)\n") << command;
+  }
   // A folder that cannot be made (a file is in its way): the filesystem's reason and the path, exit 2.
   write("blocker", "x");
   const auto r = run("sweep '" + source("scenarios/default.json") + "' --grid seed=1,2 --out blocker/sweep");

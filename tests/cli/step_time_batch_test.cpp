@@ -28,8 +28,9 @@ TEST_F(StepTimeCli, EightPromptsInOneStepAreTheSimulationsBatchOfEight) {
   st.sampled = 8;
   EXPECT_NEAR(prefill_ms("512x8"), 1e3 * model.step_time(st, 8), 1e-9);
   EXPECT_DOUBLE_EQ(prefill_ms("512x1"), prefill_ms("512"));
-  // Same tokens through the GEMMs as one 4096-token prompt, an eighth of its causal attention pairs each.
-  EXPECT_LT(prefill_ms("512x8"), prefill_ms("4096"));
+  // About the tokens of one 4095-token prompt (the longest Llama 2's context admits) through the GEMMs, an eighth of
+  // its causal attention pairs each.
+  EXPECT_LT(prefill_ms("512x8"), prefill_ms("4095"));
   EXPECT_GT(prefill_ms("512x8"), 4 * prefill_ms("512"));
 }
 
@@ -50,21 +51,24 @@ TEST_F(StepTimeCli, WholeNumberOptionsAreDecimal) {
 }
 
 TEST_F(StepTimeCli, StepsBeyondTheContextOrTheKvCacheAreOneLineErrors) {
-  // Llama 2's context is 4096 tokens: a 4096-token prompt fits, 4097 do not; a decode step on 4095 tokens of
-  // context writes the 4096th, on 4096 it would write a 4097th.
+  // Llama 2's context is 4096 tokens: a 4095-token prompt fits with the token its prefill emits, 4096 do not; a
+  // decode step on 4095 tokens of context writes the 4096th, on 4096 it would write a 4097th.
   const std::string cmd = "step-time '" + source(kScenario) + "' ";
-  EXPECT_EQ(run(cmd + "--prefill 4096").code, 0);
-  expect_input_error(run(cmd + "--prefill 4097"), "--prefill: 4097 tokens exceed model.max_seq_len 4096 (at most 4096)");
+  EXPECT_EQ(run(cmd + "--prefill 4095").code, 0);
+  // A prompt of max_seq_len tokens leaves no room for the token its prefill emits: a run rejects it too.
+  expect_input_error(run(cmd + "--prefill 4096"),
+                     "--prefill: 4096 tokens of prompt and the first one generated exceed model.max_seq_len 4096 (at "
+                     "most 4095)");
   EXPECT_EQ(run(cmd + "--decode 1 --context 4095").code, 0);
   expect_input_error(run(cmd + "--decode 1 --context 4096"),
                      "--context: 4096 tokens of context and the one decoded exceed model.max_seq_len 4096");
-  // As many 4096-token prompts as the replica's KV blocks hold, and one more.
+  // As many 4095-token prompts (with the emitted token, 4096) as the replica's KV blocks hold, and one more.
   const auto kv = llmsim::serving::replica_kv(shipped(kScenario));
   const long per_prompt = (4096 + kv.block_size - 1) / kv.block_size, most = kv.blocks / per_prompt;
   ASSERT_GT(most, 0);
   ASSERT_LT(most, 65536);
-  EXPECT_EQ(run(cmd + "--prefill 4096x" + std::to_string(most)).code, 0);
-  expect_input_error(run(cmd + "--prefill 4096x" + std::to_string(most + 1)),
+  EXPECT_EQ(run(cmd + "--prefill 4095x" + std::to_string(most)).code, 0);
+  expect_input_error(run(cmd + "--prefill 4095x" + std::to_string(most + 1)),
                      "--prefill: " + std::to_string(most + 1) + " sequences of 4096 tokens need " +
                          std::to_string((most + 1) * per_prompt) + " KV blocks; the replica holds " +
                          std::to_string(kv.blocks));
