@@ -102,7 +102,12 @@ ScenarioRun collect(const std::string& file, int status, const fs::path& work) {
     return r;
   }
   try {
-    r.metrics = extract_metrics(nlohmann::json::parse(read_text(work / "out" / "summary.json")));
+    const auto summary = nlohmann::json::parse(read_text(work / "out" / "summary.json"));
+    if (summary.value("status", "ok") == "oom") {  // a result (exit 0) with no metric to compare: say why
+      r.failure = "does not fit in GPU memory (summary.json \"status\": \"oom\")";
+      return r;
+    }
+    r.metrics = extract_metrics(summary);
   } catch (const nlohmann::json::exception& e) {
     r.failure = "unreadable summary.json: " + scenario::json_reason(e);
   }

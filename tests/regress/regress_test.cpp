@@ -202,6 +202,18 @@ TEST_F(Regress, NewScenariosPassMissingOnesFail) {
   EXPECT_EQ(gone.now, "-");
 }
 
+TEST_F(Regress, AScenarioThatNoLongerFitsFailsSayingSo) {
+  // An out-of-memory plan is a result (exit 0) without metrics: a new one vanished from the table (exit 0) and a
+  // baselined one showed "missing" with no reason. Now it is a FAILED line naming the cause, exit 1.
+  training_only();
+  make_baseline();
+  fs::copy_file(source("scenarios/pipeline/oom-gpt-145.6b-on-16-gpus.json"), dir_ / "suite" / "oom.json");
+  const auto r = regress("");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAILED suite/oom.json: does not fit in GPU memory"), std::string::npos) << r.out;
+  // Baselined, its metrics would show "missing" beside the line (the path is the same: no metrics, a failure).
+}
+
 TEST_F(Regress, BadInputExitsTwo) {
   expect_input_error(regress(""), "base.json: no baseline file (give an existing baseline JSON file");
   write("base.json", "{not json");
