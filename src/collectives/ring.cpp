@@ -59,7 +59,9 @@ std::vector<Step> ring_steps_plan(Kind kind, const GroupLayout& layout, double b
     step.extra_latency_hops = logical - 2;
     return {step};
   }
-  const auto channels = ring_channels(layout.node_of_member);
+  std::vector<std::vector<int>> channels(1);
+  for (int i = 0; i < n; ++i) channels[0].push_back(i);
+  if (!layout.point_to_point) channels = ring_channels(layout.node_of_member);
   const double edge = ring_edge_bytes(kind, logical, bytes) / channels.size();
   for (const auto& ring : channels)
     for (int i = 0; i < n; ++i) step.transfers.push_back({ring[i], ring[(i + 1) % n], edge});

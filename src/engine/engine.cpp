@@ -353,6 +353,7 @@ void Runtime::drive_collective(int spec, const std::shared_ptr<CollectiveInstanc
     if (std::find(switches.begin(), switches.end(), p_.switches[node]) == switches.end()) switches.push_back(p_.switches[node]);
   }
   layout.switch_reduction = switch_reduction_ && switches.front() != nullptr;
+  layout.point_to_point = c.point_to_point;
   if (auto folded = w_.represents.find(c.group); folded != w_.represents.end()) layout.represented = folded->second;
   const int n_lanes = lanes(group.front());
   std::vector<sg4::Host*> endpoints;  // lane after lane: the members' hosts of that lane, then the switches

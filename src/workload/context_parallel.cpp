@@ -56,6 +56,9 @@ CpExchanges add_cp_exchanges(const scenario::Scenario& s, int pp, const std::fun
         out.spec[stage][d][k] = {static_cast<int>(w.collectives.size())};
         w.collectives.push_back({kinds[k].name, group, kinds[k].kind, kinds[k].bytes, TimeCategory::CpComm,
                                  kinds[k].algorithm, {}});
+        // Transformer Engine passes K and V to the next cp rank with send/recv: one flow per hop, not NCCL's
+        // channels (a cross-node hop has one NIC).
+        w.collectives.back().point_to_point = kinds[k].algorithm == Algorithm::Ring;
       }
     }
   return out;

@@ -3,6 +3,7 @@
 
 #include "../support/network.hpp"
 #include "../support/scenarios.hpp"
+#include "llmsim/collectives/algorithms.hpp"
 #include "llmsim/collectives/ring.hpp"
 #include "llmsim/engine/engine.hpp"
 
@@ -68,4 +69,25 @@ TEST(RingChannels, OneChannelPerMemberOfANodeLeavingFromDifferentGpus) {
   EXPECT_EQ(collectives::ring_channels({0, 1, 2}).size(), 1u);
   EXPECT_EQ(collectives::ring_channels({0, 0, 1}).size(), 1u);
   EXPECT_EQ(collectives::ring_channels({0, 0, 0, 0}).size(), 1u);
+}
+
+TEST(RingChannels, APointToPointRingIsOneFlowPerHopInMemberOrder) {
+  // Transformer Engine's cp ring over 2 nodes x 2 members: each member sends to the next one, so the two hops
+  // between the nodes (1 -> 2, 3 -> 0) each leave through one GPU's NIC with the whole edge, (n - 1) / n S of an
+  // all-gather. NCCL's two channels would split each edge over both GPUs of a node (two NICs at S (n - 1) / 2n).
+  collectives::GroupLayout layout;
+  layout.node_of_member = {0, 0, 1, 1};
+  layout.point_to_point = true;
+  const auto steps = collectives::ring_steps_plan(Kind::AllGather, layout, 400.0);
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_EQ(steps[0].transfers.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(steps[0].transfers[i].src, i);
+    EXPECT_EQ(steps[0].transfers[i].dst, (i + 1) % 4);
+    EXPECT_DOUBLE_EQ(steps[0].transfers[i].bytes, 300.0);
+  }
+  layout.point_to_point = false;
+  const auto nccl = collectives::ring_steps_plan(Kind::AllGather, layout, 400.0);
+  ASSERT_EQ(nccl[0].transfers.size(), 8u);  // two channels of four hops, half the edge each
+  EXPECT_DOUBLE_EQ(nccl[0].transfers[0].bytes, 150.0);
 }

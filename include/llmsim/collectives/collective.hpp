@@ -35,6 +35,9 @@ double bus_factor(Kind k, int n);
 struct GroupLayout {
   std::vector<int> node_of_member;
   bool switch_reduction = false;
+  /// A ring of point-to-point sends in member order, one flow per hop (Transformer Engine's context-parallel ring),
+  /// instead of NCCL's channels that enter each node at a different GPU and so spread a hop over several NICs.
+  bool point_to_point = false;
   int window = 0;
   int represented = 0;  ///< members the group stands for; 0 = size()
   int size() const { return static_cast<int>(node_of_member.size()); }

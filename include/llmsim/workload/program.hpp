@@ -51,6 +51,8 @@ struct CollectiveSpec {
   /// Low priority (FlowMoE's gradient chunks): the group's stream starts it only while no member has an
   /// all-to-all (category EpComm) started and not finished; once started it runs to its end.
   bool yields_to_all_to_all = false;
+  /// Ring kinds: point-to-point sends around the members in order (collectives::GroupLayout::point_to_point).
+  bool point_to_point = false;
 };
 
 /// Streams of a worker beside its compute stream (0): tp collectives, and the two directions of the host link.
