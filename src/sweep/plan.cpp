@@ -188,6 +188,16 @@ std::vector<Point> load_points(const SweepDir& dir) {
     }
   }
   if (points.empty()) throw ScenarioError(dir.plan().string(), "no points (missing or empty plan)");
+  const size_t defined = fs::exists(dir.definition()) ? load_definition(dir).points() : points.size();
+  for (size_t i = 0; i < points.size(); ++i)
+    if (points[i].index != i)
+      throw ScenarioError(dir.plan().string() + ":" + std::to_string(i + 1),
+                          "point " + std::to_string(points[i].index) + " where point " + std::to_string(i) +
+                              " belongs: not a plan written by llmsim sweep");
+  if (points.size() != defined)
+    throw ScenarioError(dir.plan().string(), std::to_string(points.size()) + " points where sweep.json defines " +
+                                                 std::to_string(defined) + " (a damaged plan: remove it, and the "
+                                                 "same sweep rewrites it and resumes)");
   return points;
 }
 

@@ -322,6 +322,17 @@ TEST_F(Sweep, ADamagedPlanNamesItsLine) {
   expect_input_error(run("sweep collect sw"), (dir_ / "sw" / "points.jsonl").string() + ":3: malformed JSON");
 }
 
+TEST_F(Sweep, APlanMissingItsLastPointsIsAnErrorNotAShorterTable) {
+  // Cut at a line boundary, the plan was trusted: collect and a resumed sweep rewrote results with fewer rows.
+  ASSERT_EQ(run(fast_sweep("--grid parallelism.tp=1,2,4", "sw")).code, 0);
+  const std::string plan = (dir_ / "sw" / "points.jsonl").string();
+  write("sw/points.jsonl", lines(read_file(plan)).front() + "\n");
+  const std::string why = plan + ": 1 points where sweep.json defines 3";
+  expect_input_error(run("sweep collect sw"), why);
+  expect_input_error(run(fast_sweep("--grid parallelism.tp=1,2,4", "sw")), why);
+  EXPECT_EQ(jsonl(dir_ / "sw" / "results.jsonl").size(), 3u);  // the results of the complete sweep are kept
+}
+
 TEST_F(Sweep, ASweepFilesAxisIsNamedByItsPlaceInTheFile) {
   const std::string file = write("sweep.json", json::parse(R"({"grid": {"parallelism.tp": [1, -2]}})"));
   expect_input_error(run(fast_sweep("--sweep-file " + file)),
