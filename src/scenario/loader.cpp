@@ -167,6 +167,7 @@ namespace {
 struct PresetOrigin {
   std::string file;
   json overrides;
+  json preset;  ///< the preset file's own values
 };
 
 /// A section written with all fields but named like a preset ({"name": "nemo-24.07"}) is a custom section that
@@ -198,6 +199,7 @@ std::map<std::string, PresetOrigin> expand_presets(json& raw) {
     if (!sec.is_object() || !sec.contains("preset")) continue;
     if (!sec["preset"].is_string()) throw ValueError(path + "/preset", "expected a preset name (a string)");
     json merged = load_preset(ps.folder, sec["preset"].get<std::string>(), path + "/preset");
+    const json preset = merged;
     json overrides = sec;
     overrides.erase("preset");
     // A family choice ({"name": ...}, e.g. cluster.topology) naming another member replaces the preset's
@@ -207,7 +209,8 @@ std::map<std::string, PresetOrigin> expand_presets(json& raw) {
           merged[key].value("name", json()) != value["name"])
         merged.erase(key);
     merged.merge_patch(overrides);
-    origins[path] = {(fs::path(config_dir()) / ps.folder / (sec["preset"].get<std::string>() + ".json")).string(), overrides};
+    origins[path] = {(fs::path(config_dir()) / ps.folder / (sec["preset"].get<std::string>() + ".json")).string(), overrides,
+                     preset};
     sec = merged;
   }
   return origins;
@@ -274,7 +277,9 @@ std::optional<ScenarioError> in_preset(const ScenarioError& e, const std::map<st
   for (const auto& [section, origin] : origins) {
     if (e.path().rfind(section + "/", 0) != 0) continue;
     try {
-      if (origin.overrides.contains(json::json_pointer(e.path().substr(section.size())))) return std::nullopt;
+      const json::json_pointer at(e.path().substr(section.size()));
+      // The scenario's own value, or one the preset does not hold (a missing field): not the preset's.
+      if (origin.overrides.contains(at) || !origin.preset.contains(at)) return std::nullopt;
     } catch (const json::exception&) {  // not a JSON pointer into the section
       return std::nullopt;
     }

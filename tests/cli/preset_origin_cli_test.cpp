@@ -25,6 +25,11 @@ TEST_F(Cli, AnErrorInAPresetsValueNamesThePresetFile) {
       << from_preset.err;
   expect_input_error(own, "/hardware/calibration/matmul_efficiency: value 3 is out of range");
   EXPECT_EQ(own.err.find("preset file"), std::string::npos) << own.err;
+  // A field the preset does not hold has no value from it: a topology preset given as the whole cluster section
+  // lacks cluster.nodes, and the error no longer blames the preset file.
+  const auto missing = run("validate '" + source("scenarios/default.json") + "' --set cluster=selene");
+  expect_input_error(missing, "/cluster/nodes: missing required field");
+  EXPECT_EQ(missing.err.find("preset file"), std::string::npos) << missing.err;
 }
 
 // {"name": <a preset>} without "preset" would be a custom section with every default, silently not the preset its
