@@ -100,10 +100,11 @@ nlohmann::json run_serving(const scenario::Scenario& scenario, const std::string
   const auto result = serving::simulate_serving(s, requests);
   // kv_usage.csv has a row per replica and sample_s bucket of the run, known only now (as /faults/sample_s).
   if (const double rows = result.end / s.serving.sample * s.parallelism.dp; out && !(rows <= limits::kMaxCsvRows))
-    throw ScenarioError("/serving/sample_s", "kv_usage.csv would hold " + plain_number(rows) + " rows over the run's " +
-                                                 plain_number(result.end) + " s on " + std::to_string(s.parallelism.dp) +
+    throw ScenarioError("/serving/sample_s", "kv_usage.csv would hold " + plain_number(std::ceil(rows)) +
+                                                 " rows over the run's " + plain_number(std::round(result.end)) +
+                                                 " s on " + std::to_string(s.parallelism.dp) +
                                                  " replicas; at most 10,000,000: at least " +
-                                                 plain_number(result.end * s.parallelism.dp / limits::kMaxCsvRows) + " s here");
+                                                 plain_number(std::ceil(result.end * s.parallelism.dp / limits::kMaxCsvRows * 1e3) / 1e3) + " s here");
   spdlog::info("{}: {} requests over {:.1f} s on {} replicas", s.name, requests.size(),
                requests.back().arrival - requests.front().arrival, s.parallelism.dp);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
