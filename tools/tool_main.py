@@ -80,11 +80,14 @@ def read_rows(path, why_empty=""):
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
         rows = []
-        for r in reader:
-            if None in r or None in r.values():
-                raise SystemExit(f"{path} line {reader.line_num}: {'more' if None in r else 'fewer'} fields than the "
-                                 f"header's {len(reader.fieldnames)}")
-            rows.append(r)
+        try:
+            for r in reader:
+                if None in r or None in r.values():
+                    raise SystemExit(f"{path} line {reader.line_num}: {'more' if None in r else 'fewer'} fields than "
+                                     f"the header's {len(reader.fieldnames)}")
+                rows.append(r)
+        except csv.Error as e:  # a NUL byte, an unterminated quote
+            raise SystemExit(f"{path} line {reader.line_num}: not a CSV row ({e})")
     if not rows:
         raise SystemExit(f"{path}: no rows{why_empty}")
     return rows

@@ -106,7 +106,7 @@ void check_step_fits(const scenario::Scenario& s, const std::string& option, con
   const serving::KvGeometry kv = serving::replica_kv(s);
   const long one = serving::KvBlocks(kv.blocks, kv.block_size).blocks_for(held), blocks = sequences * one;
   if (blocks > kv.blocks)
-    throw ScenarioError(one > kv.blocks ? option : batch_option, std::to_string(sequences) + " sequences of " + std::to_string(held) + " tokens need " +
+    throw ScenarioError(one > kv.blocks ? option : batch_option, std::to_string(sequences) + " sequences of " + std::to_string(held) + " tokens (with the one each " + (decoding ? "decodes" : "emits") + ") need " +
                                     std::to_string(blocks) + " KV blocks; the replica holds " + std::to_string(kv.blocks) +
                                     " (of " + std::to_string(kv.block_size) + " tokens)");
 }

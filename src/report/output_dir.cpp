@@ -89,15 +89,18 @@ std::string OutputDir::path(const std::string& file) const { return (fs::path(st
 void OutputDir::commit() {
   util::DeferInterrupts defer;  // the old output is replaced whole or not at all
   const std::string old = final_ + ".old-" + std::to_string(::getpid());
-  std::error_code ec;
-  if (fs::exists(final_)) fs::rename(final_, old, ec);
+  std::error_code ec, back;
+  if (fs::exists(final_, back)) fs::rename(final_, old, ec);
   if (!ec) fs::rename(staging_, final_, ec);
   if (ec) {
-    std::error_code back;
-    if (fs::exists(old)) fs::rename(old, final_, back);  // the previous output stays where it was
-    throw ScenarioError("--out " + final_, "cannot put the output in place (" + ec.message() + ")");
+    std::string kept;
+    if (fs::exists(old, back)) {  // the previous output goes back where it was, or is named where it stays
+      fs::rename(old, final_, back);
+      if (back) kept = "; the previous output is in " + old;
+    }
+    throw ScenarioError("--out " + final_, "cannot put the output in place (" + ec.message() + ")" + kept);
   }
-  fs::remove_all(old);
+  fs::remove_all(old, back);
   committed_ = true;
   on_interrupt_.reset();
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <variant>
 
 #include "llmsim/hardware/compute_model.hpp"
 #include "llmsim/model/moe.hpp"
@@ -24,36 +25,54 @@ std::string sci(double v) {
   return buf;
 }
 
+/// The simulation's memory for `e` on `gpus` GPUs (util/limits.hpp): collective ops are the heavier.
+double memory_of(const WorkEstimate& e, double gpus) {
+  const double collective = std::min(e.collective_ops, e.ops);
+  return (e.ops - collective) * limits::kBytesPerOp + collective * limits::kBytesPerCollectiveOp +
+         gpus * limits::kBytesPerGpu + e.requests * limits::kBytesPerRequest;
+}
+
 std::string gib(double bytes) {
   char buf[32];
   const double g = bytes / (1024.0 * 1024 * 1024);
   if (g < 1)
-    std::snprintf(buf, sizeof buf, "%.0f MiB", g * 1024);
+    std::snprintf(buf, sizeof buf, "%.0f MiB", std::max(1.0, std::ceil(g * 1024)));
   else
     std::snprintf(buf, sizeof buf, g < 1e6 ? "%.1f GiB" : "%.3g GiB", g);
   return buf;
 }
 
+/// Ops of a plan: all of them, and the collectives' starts and waits among them (the heavier ones).
+struct OpCount {
+  double all = 0, collective = 0;
+};
+
 /// Ops of the plan of `s` (all workers) with `m` micro-batches per pipeline (0: as `s` has) and one iteration.
-double plan_ops(scenario::Scenario s, int m) {
+OpCount plan_ops(scenario::Scenario s, int m) {
   if (m > 0) s.training.global_batch = m * s.training.micro_batch * s.parallelism.dp;
   s.training.iterations = 1;
   const hardware::ComputeModel cm(s.hardware);
   const auto plan = workload::build_plan(s, cm, strategy::build_training_strategies(s));
-  double ops = 0;
-  for (const auto& wk : plan.workload.workers) ops += static_cast<double>(wk.ops.size());
-  return ops;
+  OpCount n;
+  for (const auto& wk : plan.workload.workers)
+    for (const auto& op : wk.ops) {
+      ++n.all;
+      if (std::holds_alternative<workload::CollectiveStartOp>(op) || std::holds_alternative<workload::CollectiveWaitOp>(op))
+        ++n.collective;
+    }
+  return n;
 }
 
 /// Ops of one iteration: the plan's ops are a + b m in the micro-batches m (a: buckets, optimizer), so two small
 /// plans (m1 and 2 m1 micro-batches, m1 the smallest multiple of pp the schedule runs with) give a and b.
-double iteration_ops(const scenario::Scenario& s, const strategy::PipelineSchedule& schedule, int m) {
+OpCount iteration_ops(const scenario::Scenario& s, const strategy::PipelineSchedule& schedule, int m) {
   const int pp = s.parallelism.pp;
   const int m1 = pp * ((std::max(schedule.min_micro_batches(pp), pp) + pp - 1) / pp);
   if (s.kind == "moe-chiplet") return plan_ops(s, 0);
   if (m <= 2 * m1) return plan_ops(s, m);
-  const double o1 = plan_ops(s, m1), o2 = plan_ops(s, 2 * m1);
-  return (2 * o1 - o2) + (o2 - o1) / m1 * m;
+  const OpCount o1 = plan_ops(s, m1), o2 = plan_ops(s, 2 * m1);
+  const auto at = [&](double a1, double a2) { return (2 * a1 - a2) + (a2 - a1) / m1 * m; };
+  return {at(o1.all, o2.all), at(o1.collective, o2.collective)};
 }
 
 WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
@@ -77,17 +96,21 @@ WorkEstimate training_work(const scenario::Scenario& s, double gpus) {
   const double routed = moe_layers * s.model.moe.experts * model::ffn_params(s.model, s.model.moe.expert_ffn_hidden);
   const double per_worker = (model::model_params(s.model) - routed + routed / p.ep) / (p.tp * p.pp);
   const double buckets = std::ceil(per_worker * 2 / s.training.grad_bucket_bytes);
-  e.ops = passes * 6 + workers * iterations * 2 * buckets;
-  // A flow per worker at least for each bucket's reduction and gather (a ring step carries an edge's bytes at once).
-  e.flows = passes * (2 + 2 * moe_per_chunk * p.ep) + workers * iterations * 2 * buckets;
+  const bool synced = p.dp * p.cp > 1;  // a gradient collective per bucket only where replicas reduce
+  e.collective_ops = synced ? workers * iterations * 2 * buckets : 0;  // a start and a wait per bucket
+  e.ops = passes * 6 + e.collective_ops;
+  // A flow per worker at least for each bucket's reduction (a ring step carries an edge's bytes at once).
+  e.flows = passes * (2 + 2 * moe_per_chunk * p.ep) + e.collective_ops / 2;
   const double by_batch = double(m) * v, by_cluster = workers;  // what dominates the size
-  e.field = workers * iterations * 2 * buckets > passes * 6          ? "/training/grad_bucket_MB"
+  e.field = e.collective_ops > passes * 6                               ? "/training/grad_bucket_MB"
             : iterations >= std::max(by_batch, by_cluster)          ? "/training/iterations"
             : by_batch >= by_cluster                                 ? "/training/global_batch"
                                                                      : "/cluster/nodes";
-  const double bound_bytes = e.ops * limits::kBytesPerOp + gpus * limits::kBytesPerGpu;
-  if (e.gpus <= limits::kMaxGpus && e.ops <= limits::kMaxOps && bound_bytes <= limits::kMaxSimulationBytes)
-    e.ops = iterations * iteration_ops(s, *schedule, m);
+  if (e.gpus <= limits::kMaxGpus && e.ops <= limits::kMaxOps && memory_of(e, gpus) <= limits::kMaxSimulationBytes) {
+    const OpCount n = iteration_ops(s, *schedule, m);
+    e.ops = iterations * n.all;
+    e.collective_ops = iterations * n.collective;
+  }
   return e;
 }
 
@@ -107,7 +130,7 @@ WorkEstimate serving_work(const scenario::Scenario& s, const std::vector<serving
 
 WorkEstimate with_memory(WorkEstimate e, double gpus) {
   e.gpus = gpus;
-  e.memory = e.ops * limits::kBytesPerOp + gpus * limits::kBytesPerGpu + e.requests * limits::kBytesPerRequest;
+  e.memory = memory_of(e, gpus);
   return e;
 }
 

@@ -442,8 +442,7 @@ FieldList serving_fields() {
                                    "and activations leave, all of it for KV blocks (TensorRT-LLM "
                                    "kv_cache_free_gpu_mem_fraction)")
                          .with_default("hbm"),
-                     Field::number("watermark", "fraction", "KV blocks kept free when admitting a prefill (vLLM; the vllm and "
-                                                           "sarathi schedulers)")
+                     Field::number("watermark", "fraction", "KV blocks kept free when admitting a prefill (vLLM)")
                          .at_least(0).below(1).with_default(0.01),
                      Field::choice("preemption", {"recompute", "swap"},
                                    "what happens to the preempted sequence's KV blocks when blocks run out: dropped "

@@ -428,7 +428,8 @@ void check_context_parallel(const Scenario& s) {
 }
 
 /// The KV cache's preemption settings act where a scheduler preempts (vllm, sarathi); orca, inflight and static
-/// reserve an admitted request's whole KV and never do, so a value other than their defaults would be ignored.
+/// reserve an admitted request's whole KV and never do, so swap with them, or a swap space without swap (other than
+/// its default or 0, "none"), would be ignored. (The watermark acts for every scheduler: admission, admission.cpp.)
 void check_preemption_settings(const Scenario& s) {
   const std::string& scheduler = s.serving.scheduler.name;
   const auto& kv = s.serving.kv_cache;
@@ -439,11 +440,9 @@ void check_preemption_settings(const Scenario& s) {
       {!preempts && kv.preemption != plain("preemption"), "preemption",
        "acts when a scheduler preempts (vllm, sarathi); \"" + scheduler + "\" reserves a request's KV at admission "
        "and never does"},
-      {!preempts && kv.watermark != plain("watermark").get<double>(), "watermark",
-       "is kept free by schedulers that admit prefills into free blocks (vllm, sarathi); \"" + scheduler +
-           "\" reserves a request's KV at admission"},
-      {kv.preemption != "swap" && kv.swap_space != plain("swap_space_GiB").get<double>() * 1024 * 1024 * 1024,
-       "swap_space_GiB", "holds swapped-out blocks: it acts with kv_cache.preemption \"swap\" only"}};
+      {kv.preemption != "swap" && kv.swap_space != 0 &&
+           kv.swap_space != plain("swap_space_GiB").get<double>() * 1024 * 1024 * 1024,
+       "swap_space_GiB", "holds swapped-out blocks: it acts with kv_cache.preemption \"swap\" only (0 = none)"}};
   for (const auto& [ignored, key, why] : rules)
     if (ignored) throw ScenarioError("/serving/kv_cache/" + key, why + ": leave it at its default");
 }
@@ -654,7 +653,9 @@ void check_fault_tolerance(const Scenario& s) {
   if (!module.empty() && module != "none" && s.faults.process.name == "none")
     throw ScenarioError("/strategies/fault_tolerance",
                         "\"" + module + "\" acts on a run under failures, and faults.process is \"none\": choose a "
-                        "failure process (a trace with no failures gives the module's failure-free cost), or \"none\"");
+                        "failure process (a trace with no failures gives the module's failure-free cost; give "
+                        "checkpoint-restart an interval_h, as its auto interval writes none without failures), "
+                        "or \"none\"");
 }
 
 void check_cross_fields(const Scenario& s) {

@@ -69,12 +69,12 @@ TEST_F(StepTimeCli, StepsBeyondTheContextOrTheKvCacheAreOneLineErrors) {
   ASSERT_LT(most, 65536);
   EXPECT_EQ(run(cmd + "--prefill 4095x" + std::to_string(most)).code, 0);
   expect_input_error(run(cmd + "--prefill 4095x" + std::to_string(most + 1)),
-                     "--prefill: " + std::to_string(most + 1) + " sequences of 4096 tokens need " +
+                     "--prefill: " + std::to_string(most + 1) + " sequences of 4096 tokens (with the one each emits) need " +
                          std::to_string((most + 1) * per_prompt) + " KV blocks; the replica holds " +
                          std::to_string(kv.blocks));
   // A decode batch too large for the KV blocks names the batch, not its (short) context: one block per sequence.
   expect_input_error(run(cmd + "--decode " + std::to_string(kv.blocks + 1) + " --context 1"),
-                     "--decode: " + std::to_string(kv.blocks + 1) + " sequences of 2 tokens need " +
+                     "--decode: " + std::to_string(kv.blocks + 1) + " sequences of 2 tokens (with the one each decodes) need " +
                          std::to_string(kv.blocks + 1) + " KV blocks");
 }
 

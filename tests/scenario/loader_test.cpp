@@ -544,12 +544,13 @@ TEST(LoaderError, TokenCopyRulesNeedAnAllToAll) {
 }
 
 TEST(LoaderError, PreemptionSettingsNeedASchedulerThatPreempts) {
-  // orca reserves a request's whole KV at admission and never preempts: swap, a watermark or a swap space would be
-  // ignored (the results were identical); vllm preempts, and a swap space acts only with swap.
+  // orca reserves a request's whole KV at admission and never preempts: swap or a swap space would be ignored (the
+  // results were identical); vllm preempts, and a swap space acts only with swap. The watermark acts for every
+  // scheduler (admission) and 0, TensorRT-LLM's, stays allowed; so does a swap space of 0 (none).
   const std::string orca = "scenarios/regression/serving-orca.json";
+  EXPECT_NO_THROW(llmsim::test::shipped(orca, {"serving.kv_cache.watermark=0", "serving.kv_cache.swap_space_GiB=0"}));
   for (const auto& [path, set] : std::vector<std::pair<std::string, std::string>>{
            {"/serving/kv_cache/preemption", "serving.kv_cache.preemption=swap"},
-           {"/serving/kv_cache/watermark", "serving.kv_cache.watermark=0.05"},
            {"/serving/kv_cache/swap_space_GiB", "serving.kv_cache.swap_space_GiB=8"}}) {
     const auto e = llmsim::test::error_of([&] { llmsim::test::shipped(orca, {set}); });
     EXPECT_EQ(e.path(), path) << set;

@@ -23,6 +23,7 @@ namespace llmsim::run {
 struct WorkEstimate {
   double gpus = 0;
   double ops = 0;       ///< training ops, all workers, all iterations
+  double collective_ops = 0;  ///< of those, collectives' starts and waits (limits::kBytesPerCollectiveOp each)
   double flows = 0;     ///< network flows the run starts
   double requests = 0;  ///< serving requests
   double memory = 0;    ///< [bytes] the simulation needs for them

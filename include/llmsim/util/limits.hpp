@@ -33,11 +33,13 @@ constexpr double kMaxTimelineNodeSteps = 1e7;
 /// Memory per element of a simulation [bytes], for the estimate: twice what a least-squares fit of the peak RSS
 /// above the 37 MiB of an empty run gives on shipped runs (GPT-1008B on 3,072 GPUs: 2.4e6 ops, 132 MiB;
 /// Llama-3-405B on 16,384: 1.7e6 ops, 212 MiB; GPT-145.6B on 1,536: 52 MiB; fit 30 B per op and 7.6 KiB per
-/// GPU), and for serving 200,000 Poisson requests in 243 MiB (1 KiB per request). Plans made mostly of gradient
-/// buckets hold more per op: an 8-layer DeepSeek-V3 on 64 GB200 with 1 MB and 4 MB buckets took 712 and 181 MiB
-/// above the empty run for 4.3e6 and 1.1e6 ops (172-174 B per op, 2026-12-06), so the bound is that, rounded up.
-/// Flows are transient: their limit bounds the solver's work, not memory.
-constexpr double kBytesPerOp = 192;
+/// GPU), and for serving 200,000 Poisson requests in 243 MiB (1 KiB per request). Flows are transient: their
+/// limit bounds the solver's work, not memory.
+constexpr double kBytesPerOp = 64;
+/// A collective's start or wait holds more (the collective's state): an 8-layer DeepSeek-V3 on 64 GB200 with 1 MB
+/// and 4 MB gradient buckets took 712 and 181 MiB above the empty run for 4.3e6 and 1.1e6 ops, nearly all of them
+/// the buckets' starts and waits (172-174 B each, 2026-12-06): the bound is that, rounded up.
+constexpr double kBytesPerCollectiveOp = 192;
 constexpr double kBytesPerGpu = 16384;
 constexpr double kBytesPerRequest = 2048;
 
