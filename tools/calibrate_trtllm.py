@@ -214,10 +214,9 @@ def main():
     ap.add_argument("--grid", type=grid, default="0.6,0.65,0.7,0.75;0.85,0.9;66,100,150",
                     help="MATMULS;MEMORIES;HALF_DIMS searched (default: the H100 fit's grid; the H200 fit's: "
                     "docs/calibration.md)")
-    ap.add_argument("--hop-us", type=float, help="hold collective_hop_us at this measured value (fit the others)")
+    ap.add_argument("--hop-us", type=number(float, 0, 1e4),
+                    help="hold collective_hop_us at this measured value, 0 to 10000 us (fit the others)")
     args = ap.parse_args()
-    if args.hop_us is not None and not 0 <= args.hop_us <= 1e4:  # also refuses nan
-        raise SystemExit(f"--hop-us {args.hop_us}: a measured hop cost, 0 to 10000 us")
     hop = args.hop_us * 1e-6 if args.hop_us is not None else None
     table = rows(args.gpu)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

@@ -50,12 +50,12 @@ class ArgumentParser(argparse.ArgumentParser):
         fail(f"{message} (see {self.prog} --help)")
 
 
-def numbers(kind=float, low=-math.inf, count=None):
-    """An argparse type: comma-separated numbers, each a finite `kind` (int or float) of at least `low`, and `count`
-    of them if given (count 1: the number itself, not a list). Anything else is a usage error that names the option
-    and what it takes (type=float alone takes nan and inf; a ValueError of int() names neither)."""
+def numbers(kind=float, low=-math.inf, count=None, high=math.inf):
+    """An argparse type: comma-separated numbers, each a finite `kind` (int or float) from `low` to `high`, and
+    `count` of them if given (count 1: the number itself, not a list). Anything else is a usage error that names the
+    option and what it takes (type=float alone takes nan and inf; a ValueError of int() names neither)."""
     single, plural = ("an integer", "integers") if kind is int else ("a finite number", "finite numbers")
-    bound = "" if low == -math.inf else f" of at least {low:g}"
+    bound = ("" if low == -math.inf else f" of at least {low:g}") + ("" if high == math.inf else f" and at most {high:g}")
     what = single + bound if count == 1 else f"{f'{count} ' if count else ''}comma-separated {plural}{bound}"
 
     def parse(text):
@@ -63,15 +63,16 @@ def numbers(kind=float, low=-math.inf, count=None):
             values = [kind(v) for v in text.split(",")]
         except ValueError:
             values = []
-        if not values or count not in (None, len(values)) or not all(math.isfinite(v) and v >= low for v in values):
+        if not values or count not in (None, len(values)) or not all(math.isfinite(v) and low <= v <= high
+                                                                     for v in values):
             raise argparse.ArgumentTypeError(f"{what}, not '{text}'")
         return values[0] if count == 1 else values
     return parse
 
 
-def number(kind=float, low=-math.inf):
-    """An argparse type: one finite int or float (`kind`) of at least `low` (see numbers)."""
-    return numbers(kind, low, 1)
+def number(kind=float, low=-math.inf, high=math.inf):
+    """An argparse type: one finite int or float (`kind`) from `low` to `high` (see numbers)."""
+    return numbers(kind, low, 1, high)
 
 
 def read_rows(path, why_empty=""):

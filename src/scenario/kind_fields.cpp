@@ -1,6 +1,5 @@
 #include "llmsim/scenario/kind_fields.hpp"
 
-#include <algorithm>
 #include <vector>
 
 #include "llmsim/scenario/families.hpp"
@@ -11,11 +10,6 @@ namespace llmsim::scenario {
 namespace {
 
 using json = nlohmann::json;
-
-const Field* child(const FieldList& fields, const std::string& key) {
-  const auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == key; });
-  return it == fields.end() ? nullptr : &*it;
-}
 
 /// Whether `v` is what `f` takes by default; an object field is when each of its children is.
 bool at_default(const Field& f, const json& v) {
@@ -42,12 +36,10 @@ void check_chiplet_fields(const json& raw, const FieldList& fields, const json& 
       {"parallelism", "cp_variant"},      {"network", "collective_algorithm"}};
   for (const auto& [section, key] : ignored) {
     const std::string path = "/" + section + "/" + key;
-    const Field* s = child(fields, section);
-    const Field* f = s ? child(s->children, key) : nullptr;
-    if (!f || !raw.contains(section) || !raw[section].contains(key)) continue;
+    if (!raw.contains(section) || !raw[section].contains(key)) continue;  // the schema checked every key given
     const json& v = raw[section][key];
     const bool the_softwares = software.contains(section) && software[section].contains(key) && software[section][key] == v;
-    if (!the_softwares && !at_default(*f, v)) throw ScenarioError(path, why);
+    if (!the_softwares && !at_default(field_at(fields, {section, key}), v)) throw ScenarioError(path, why);
   }
   for (const auto& fam : families()) {
     if (fam.path() != "strategies.pipeline_schedule" || !raw.contains("strategies") ||

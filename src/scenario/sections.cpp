@@ -411,6 +411,34 @@ FieldList faults_fields() {
   };
 }
 
+FieldList kv_cache_fields() {
+  return {
+      Field::integer("block_size", "tokens per paged KV block").at_least(1).at_most(65536).with_default(16),
+      Field::number("memory_utilization", "fraction",
+                    "HBM share the replica may fill with weights, activations and KV blocks (vLLM "
+                    "gpu_memory_utilization)")
+          .above(0).at_most(1).with_default(0.9),
+      Field::choice("memory_basis", {"hbm", "free"},
+                    "what memory_utilization is a fraction of: the whole HBM, holding weights, "
+                    "activations and KV blocks (vLLM gpu_memory_utilization), or the memory weights "
+                    "and activations leave, all of it for KV blocks (TensorRT-LLM "
+                    "kv_cache_free_gpu_mem_fraction)")
+          .with_default("hbm"),
+      Field::number("watermark", "fraction", "KV blocks kept free when admitting a prefill (vLLM)")
+          .at_least(0).below(1).with_default(0.01),
+      Field::choice("preemption", {"recompute", "swap"},
+                    "what happens to the preempted sequence's KV blocks when blocks run out: dropped "
+                    "and recomputed later, or copied to host memory over PCIe and back (the vllm and "
+                    "sarathi schedulers; orca, inflight and static reserve a request's KV at "
+                    "admission and never preempt)")
+          .with_default("recompute"),
+      Field::number("swap_space_GiB", "GiB", "host memory per GPU for swapped-out KV blocks (vLLM); a preempted sequence whose blocks do not fit in what is left is recomputed instead (summary.json serving.swapped_out_blocks: the blocks swapped)")
+          .at_least(0).with_default(4.0),
+      Field::integer("blocks", "KV blocks per replica; auto = what HBM leaves after weights and "
+                               "activations (vLLM's num_gpu_blocks_override)")
+          .at_least(1).or_auto().with_default("auto")};
+}
+
 FieldList serving_fields() {
   return {
       Field::choice("precision", kPrecisions, "weights, activations and KV cache precision").with_default("bf16"),
@@ -430,32 +458,7 @@ FieldList serving_fields() {
                     "tokens (vLLM's truncate_prompt_tokens); either way generation stops at the context (prompt + "
                     "output <= max_seq_len)")
           .with_default("reject"),
-      Field::object("kv_cache",
-                    {Field::integer("block_size", "tokens per paged KV block").at_least(1).at_most(65536).with_default(16),
-                     Field::number("memory_utilization", "fraction",
-                                   "HBM share the replica may fill with weights, activations and KV blocks (vLLM "
-                                   "gpu_memory_utilization)")
-                         .above(0).at_most(1).with_default(0.9),
-                     Field::choice("memory_basis", {"hbm", "free"},
-                                   "what memory_utilization is a fraction of: the whole HBM, holding weights, "
-                                   "activations and KV blocks (vLLM gpu_memory_utilization), or the memory weights "
-                                   "and activations leave, all of it for KV blocks (TensorRT-LLM "
-                                   "kv_cache_free_gpu_mem_fraction)")
-                         .with_default("hbm"),
-                     Field::number("watermark", "fraction", "KV blocks kept free when admitting a prefill (vLLM)")
-                         .at_least(0).below(1).with_default(0.01),
-                     Field::choice("preemption", {"recompute", "swap"},
-                                   "what happens to the preempted sequence's KV blocks when blocks run out: dropped "
-                                   "and recomputed later, or copied to host memory over PCIe and back (the vllm and "
-                                   "sarathi schedulers; orca, inflight and static reserve a request's KV at "
-                                   "admission and never preempt)")
-                         .with_default("recompute"),
-                     Field::number("swap_space_GiB", "GiB", "host memory per GPU for swapped-out KV blocks (vLLM); a preempted sequence whose blocks do not fit in what is left is recomputed instead (summary.json serving.swapped_out_blocks: the blocks swapped)")
-                         .at_least(0).with_default(4.0),
-                     Field::integer("blocks", "KV blocks per replica; auto = what HBM leaves after weights and "
-                                              "activations (vLLM's num_gpu_blocks_override)")
-                         .at_least(1).or_auto().with_default("auto")},
-                    "paged KV cache (Kwon et al., vLLM, SOSP 2023)")
+      Field::object("kv_cache", kv_cache_fields(), "paged KV cache (Kwon et al., vLLM, SOSP 2023)")
           .with_default(EmptyObject{}),
       Field::integer("prefill_replicas",
                      "disaggregation (Splitwise, DistServe): the first N of the dp replicas only prefill and send "

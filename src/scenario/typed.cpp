@@ -433,8 +433,8 @@ void check_context_parallel(const Scenario& s) {
 void check_preemption_settings(const Scenario& s) {
   const std::string& scheduler = s.serving.scheduler.name;
   const auto& kv = s.serving.kv_cache;
-  const FieldList fields = serving_fields();
-  const auto plain = [&](const char* key) { return to_json(*field_at(fields, {"kv_cache", key}).default_value); };
+  const FieldList fields = kv_cache_fields();
+  const auto plain = [&](const char* key) { return to_json(*field_at(fields, {key}).default_value); };
   const bool preempts = scheduler == "vllm" || scheduler == "sarathi";
   const std::vector<std::tuple<bool, std::string, std::string>> rules = {
       {!preempts && kv.preemption != plain("preemption"), "preemption",

@@ -16,6 +16,8 @@ FieldList output_fields();      ///< trace options
 FieldList faults_fields();      ///< failure horizon and sampling (the process is a family, added by the loader)
 /// Serving settings (kind "serving"); workload, scheduler and router are families added by the loader.
 FieldList serving_fields();
+/// serving.kv_cache: block size, memory share and basis, watermark, preemption, swap space, blocks.
+FieldList kv_cache_fields();
 /// Software preset (configs/software/): name, sources and efficiency multipliers; its "defaults" are applied
 /// by the loader before validation (scenario/software.hpp).
 FieldList software_fields();
